@@ -1,0 +1,565 @@
+// demo_server: a small HTTP target with a fixed capacity, standing in for the 2007 Pylons/Paste
+// development server of seed 002 (a small template page served by a pool of worker threads).
+//
+// The process is single-threaded. A "worker" is a virtual slot: a parsed request occupies a slot
+// for --service-ms (a libevent timer), then its reply is written and the connection closed. So
+// the capacity is workers * 1000 / service_ms replies/s, whatever the machine, and overload looks
+// the way it did for Paste: requests wait in a FIFO queue (reply time climbs towards
+// queue / capacity), and once the queue is full new requests are reset (the client sees
+// ECONNRESET), which is how an overloaded server sheds load.
+//
+// Prints exactly one line "listening on HOST:PORT" on stdout once listening; counters go to
+// stderr on exit (SIGTERM or SIGINT).
+
+#include <arpa/inet.h>
+#include <event2/event.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace rateperf::demo {
+
+// --- Options -----------------------------------------------------------------------------------
+
+struct Options {
+  std::string host = "127.0.0.1";         // address to listen on
+  std::uint16_t port = 0;                 // 0: any free port (printed on stdout)
+  int workers = 2;                        // virtual worker slots
+  int service_ms = 10;                    // how long a request occupies a slot
+  std::size_t queue = 500;                // requests waiting for a slot; 0: unbounded
+  int backlog = 128;                      // listen() backlog
+  std::optional<std::size_t> body_bytes;  // reply body size; unset: the search form page
+};
+
+constexpr std::string_view usage_text =
+    "usage: demo_server [--host ADDR] [--port N] [--workers N] [--service-ms M]\n"
+    "                   [--queue N] [--backlog N] [--body-bytes N]\n"
+    "  capacity = workers * 1000 / service-ms replies/s (default 2 * 1000 / 10 = 200);\n"
+    "  --queue 0 means unbounded; a request that finds the queue full is reset.\n";
+
+// Thrown for a bad command line; main() prints the usage and exits with status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <typename T>
+T parse_number(std::string_view name, std::string_view text, T min, T max) {
+  T value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value < min || value > max) {
+    throw UsageError("bad value for " + std::string(name) + ": '" + std::string(text) + "'");
+  }
+  return value;
+}
+
+// Accepts "--name value" and "--name=value".
+Options parse_options(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(usage_text.data(), stdout);
+      std::exit(0);
+    }
+    std::string_view value;
+    if (const auto eq = arg.find('='); eq != std::string_view::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      throw UsageError("missing value for " + std::string(arg));
+    }
+    if (arg == "--host") {
+      options.host = value;
+    } else if (arg == "--port") {
+      options.port = parse_number<std::uint16_t>(arg, value, 0, 65535);
+    } else if (arg == "--workers") {
+      options.workers = parse_number<int>(arg, value, 1, 100000);
+    } else if (arg == "--service-ms") {
+      options.service_ms = parse_number<int>(arg, value, 0, 3600 * 1000);
+    } else if (arg == "--queue") {
+      options.queue = parse_number<std::size_t>(arg, value, 0, 10'000'000);
+    } else if (arg == "--backlog") {
+      options.backlog = parse_number<int>(arg, value, 1, 1 << 20);
+    } else if (arg == "--body-bytes") {
+      options.body_bytes = parse_number<std::size_t>(arg, value, 0, 64 << 20);
+    } else {
+      throw UsageError("unknown option " + std::string(arg));
+    }
+  }
+  return options;
+}
+
+// --- Replies -----------------------------------------------------------------------------------
+
+// The page of seed 002: a template with a small search form, no database behind it.
+constexpr std::string_view search_form_page = R"(<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Search</title>
+  <style>
+    body { font-family: sans-serif; margin: 2em auto; max-width: 40em; }
+    form { display: flex; gap: 0.5em; }
+    input[type=text] { flex: 1; padding: 0.3em; }
+  </style>
+</head>
+<body>
+  <h1>Search</h1>
+  <form action="/search" method="get">
+    <label for="q">Query</label>
+    <input type="text" id="q" name="q" size="40" autofocus>
+    <select name="in">
+      <option value="all">everything</option>
+      <option value="title">titles</option>
+    </select>
+    <input type="submit" value="Search">
+  </form>
+  <p>demo_server: a stand-in for a small Pylons page.</p>
+</body>
+</html>
+)";
+
+// The form page when no size is asked for; otherwise exactly `size` bytes: the page padded with
+// an HTML comment when it is larger, plain filler when it is smaller.
+std::string make_body(std::optional<std::size_t> size) {
+  std::string body(search_form_page);
+  if (!size || *size == body.size()) return body;
+  constexpr std::string_view open = "<!--", close = "-->\n";
+  if (*size < body.size() + open.size() + close.size()) return std::string(*size, 'x');
+  std::string padding(*size - body.size() - open.size() - close.size(), '.');
+  for (std::size_t i = 63; i < padding.size(); i += 64) padding[i] = '\n';
+  return body.append(open).append(padding).append(close);
+}
+
+std::string make_reply(int status, std::string_view reason, const std::string& body,
+                       bool with_body) {
+  std::string reply = "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason) +
+                      "\r\n"
+                      "Server: rateperf-demo\r\n"
+                      "Content-Type: text/html; charset=utf-8\r\n"
+                      "Content-Length: " +
+                      std::to_string(body.size()) +
+                      "\r\n"
+                      "Connection: close\r\n\r\n";
+  if (with_body) reply += body;
+  return reply;
+}
+
+// --- Server ------------------------------------------------------------------------------------
+
+struct EventDeleter {
+  void operator()(event* ev) const { event_free(ev); }
+};
+struct EventBaseDeleter {
+  void operator()(event_base* base) const { event_base_free(base); }
+};
+using EventPtr = std::unique_ptr<event, EventDeleter>;
+using EventBasePtr = std::unique_ptr<event_base, EventBaseDeleter>;
+
+// A request is read up to its blank line; a larger header block gets 400 and is closed.
+constexpr std::size_t max_request_bytes = 8192;
+
+class Server;
+
+enum class State { reading, queued, serving, writing };
+
+// One accepted connection. Owned by Server::connections_; lives on the loop thread. While it is
+// queued its read event stays armed, so that a client that gives up is noticed and dropped.
+struct Connection {
+  Server* server = nullptr;
+  int fd = -1;
+  State state = State::reading;
+  std::string request;
+  const std::string* reply = nullptr;  // points at one of the server's pre-rendered replies
+  std::size_t written = 0;
+  std::chrono::steady_clock::time_point queued_at;  // when the request joined the queue
+  EventPtr read_event;
+  EventPtr write_event;
+
+  ~Connection() {
+    read_event.reset();
+    write_event.reset();
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// A virtual worker: busy for service_ms with one connection.
+struct Slot {
+  Server* server = nullptr;
+  Connection* connection = nullptr;
+  std::chrono::steady_clock::time_point done_at;  // when the current request's service ends
+  EventPtr timer;
+};
+
+struct Counters {
+  std::uint64_t accepted = 0, served = 0, shed = 0, dropped = 0, bad = 0, failed = 0;
+};
+
+class Server {
+ public:
+  explicit Server(const Options& options);
+  ~Server() {
+    listen_event_.reset();
+    if (listen_fd_ >= 0) ::close(listen_fd_);
+  }
+  // Events hold pointers to the server, its slots and its connections: it never moves.
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  void run() { event_base_dispatch(base_.get()); }
+  const Counters& counters() const { return counters_; }
+  std::string address() const { return address_; }
+
+ private:
+  static void on_accept(evutil_socket_t, short, void* self) {
+    static_cast<Server*>(self)->accept_all();
+  }
+  static void on_resume(evutil_socket_t, short, void* self) {
+    static_cast<Server*>(self)->resume_accepting();
+  }
+  static void on_signal(evutil_socket_t, short, void* base) {
+    event_base_loopbreak(static_cast<event_base*>(base));
+  }
+  static void on_readable(evutil_socket_t, short, void* c) {
+    auto* connection = static_cast<Connection*>(c);
+    connection->server->read_from(*connection);
+  }
+  static void on_writable(evutil_socket_t, short, void* c) {
+    auto* connection = static_cast<Connection*>(c);
+    connection->server->write_to(*connection);
+  }
+  static void on_service_done(evutil_socket_t, short, void* s) {
+    auto* slot = static_cast<Slot*>(s);
+    slot->server->finish_service(*slot);
+  }
+
+  void listen_on(const Options& options);
+  void accept_all();
+  void resume_accepting();
+  void read_from(Connection& connection);
+  void request_complete(Connection& connection);
+  void start_service(Slot& slot, Connection& connection,
+                     std::chrono::steady_clock::time_point start);
+  void finish_service(Slot& slot);
+  void start_reply(Connection& connection, const std::string& reply);
+  void write_to(Connection& connection);
+  void close(Connection& connection);
+  void reset(Connection& connection);
+  Slot* free_slot();
+
+  EventBasePtr base_;
+  int listen_fd_ = -1;
+  std::string address_;
+  EventPtr listen_event_;
+  EventPtr resume_event_;
+  std::vector<EventPtr> signal_events_;
+  std::chrono::microseconds service_time_;
+  std::size_t queue_limit_;
+  std::string reply_ok_, reply_ok_head_, reply_bad_;
+  std::vector<Slot> slots_;
+  std::deque<Connection*> queue_;
+  std::unordered_map<int, std::unique_ptr<Connection>> connections_;
+  Counters counters_;
+};
+
+// epoll's timeout is in whole milliseconds, rounded up, so a 10 ms service time would take about
+// 11-12 ms and the capacity would fall short of workers * 1000 / service_ms by 10-20 %; a
+// precise timer (timerfd) keeps the capacity what the options say.
+EventBasePtr make_precise_base() {
+  std::unique_ptr<event_config, decltype(&event_config_free)> config(event_config_new(),
+                                                                     event_config_free);
+  if (!config) return nullptr;
+  event_config_set_flag(config.get(), EVENT_BASE_FLAG_PRECISE_TIMER);
+  return EventBasePtr(event_base_new_with_config(config.get()));
+}
+
+Server::Server(const Options& options)
+    : base_(make_precise_base()),
+      service_time_(std::chrono::milliseconds(options.service_ms)),
+      queue_limit_(options.queue) {
+  if (!base_) throw std::runtime_error("event_base_new failed");
+  const std::string body = make_body(options.body_bytes);
+  reply_ok_ = make_reply(200, "OK", body, true);
+  reply_ok_head_ = make_reply(200, "OK", body, false);
+  reply_bad_ = make_reply(400, "Bad Request", "<h1>400 Bad Request</h1>\n", true);
+
+  // The slots never move after this: their timers hold pointers to them.
+  slots_.resize(static_cast<std::size_t>(options.workers));
+  for (Slot& slot : slots_) {
+    slot.server = this;
+    slot.timer.reset(evtimer_new(base_.get(), on_service_done, &slot));
+  }
+  for (int signal_number : {SIGINT, SIGTERM}) {
+    signal_events_.emplace_back(evsignal_new(base_.get(), signal_number, on_signal, base_.get()));
+    event_add(signal_events_.back().get(), nullptr);
+  }
+  listen_on(options);
+}
+
+void Server::listen_on(const Options& options) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string port = std::to_string(options.port);
+  if (const int rc = ::getaddrinfo(options.host.c_str(), port.c_str(), &hints, &found); rc != 0) {
+    throw std::runtime_error("cannot resolve " + options.host + ": " + ::gai_strerror(rc));
+  }
+  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> list(found, ::freeaddrinfo);
+  listen_fd_ = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  const int one = 1;
+  if (listen_fd_ < 0 || ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+      ::bind(listen_fd_, found->ai_addr, found->ai_addrlen) != 0 ||
+      ::listen(listen_fd_, options.backlog) != 0) {
+    throw std::runtime_error("cannot listen on " + options.host + ":" + port + ": " +
+                             std::strerror(errno));
+  }
+
+  sockaddr_storage bound{};
+  socklen_t length = sizeof bound;
+  ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &length);
+  const bool v6 = bound.ss_family == AF_INET6;
+  const auto& v4_address = reinterpret_cast<const sockaddr_in&>(bound);
+  const auto& v6_address = reinterpret_cast<const sockaddr_in6&>(bound);
+  char text[INET6_ADDRSTRLEN] = {};
+  ::inet_ntop(bound.ss_family,
+              v6 ? static_cast<const void*>(&v6_address.sin6_addr) : &v4_address.sin_addr, text,
+              sizeof text);
+  char line[INET6_ADDRSTRLEN + 16] = {};
+  std::snprintf(line, sizeof line, v6 ? "[%s]:%u" : "%s:%u", text,
+                unsigned{ntohs(v6 ? v6_address.sin6_port : v4_address.sin_port)});
+  address_ = line;
+
+  listen_event_.reset(event_new(base_.get(), listen_fd_, EV_READ | EV_PERSIST, on_accept, this));
+  resume_event_.reset(evtimer_new(base_.get(), on_resume, this));
+  event_add(listen_event_.get(), nullptr);
+}
+
+void Server::accept_all() {
+  for (;;) {
+    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        // The pending connection stays in the backlog, so a level-triggered listen event would
+        // spin; pause accepting briefly instead and let the kernel queue (or refuse) meanwhile.
+        std::fprintf(stderr, "demo_server: accept: %s; pausing 100 ms\n", std::strerror(errno));
+        event_del(listen_event_.get());
+        const timeval pause{0, 100 * 1000};
+        event_add(resume_event_.get(), &pause);
+      }
+      return;  // EAGAIN: the backlog is empty
+    }
+    ++counters_.accepted;
+    auto connection = std::make_unique<Connection>();
+    connection->server = this;
+    connection->fd = fd;
+    connection->read_event.reset(
+        event_new(base_.get(), fd, EV_READ | EV_PERSIST, on_readable, connection.get()));
+    connection->write_event.reset(
+        event_new(base_.get(), fd, EV_WRITE | EV_PERSIST, on_writable, connection.get()));
+    event_add(connection->read_event.get(), nullptr);
+    connections_.emplace(fd, std::move(connection));
+  }
+}
+
+void Server::resume_accepting() {
+  event_add(listen_event_.get(), nullptr);
+  accept_all();
+}
+
+void Server::read_from(Connection& connection) {
+  char chunk[4096];
+  for (;;) {
+    const ssize_t n = ::recv(connection.fd, chunk, sizeof chunk, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0) {
+      // The client closed or reset. A request in a slot keeps its slot (the work is done
+      // anyway, as in a real worker); the reply write will then fail or go unread.
+      switch (connection.state) {
+        case State::reading:
+          close(connection);
+          break;
+        case State::queued:
+          ++counters_.dropped;
+          queue_.erase(std::find(queue_.begin(), queue_.end(), &connection));
+          close(connection);
+          break;
+        case State::serving:
+        case State::writing:
+          event_del(connection.read_event.get());
+          break;
+      }
+      return;
+    }
+    // Bytes after the request (a body, or a second request) are read and ignored: every reply
+    // closes the connection.
+    if (connection.state != State::reading) continue;
+
+    // Only the new bytes (and the 3 before them) can complete the blank line.
+    const std::size_t search_from =
+        connection.request.size() >= 3 ? connection.request.size() - 3 : 0;
+    connection.request.append(chunk, static_cast<std::size_t>(n));
+    const std::size_t end = connection.request.find("\r\n\r\n", search_from);
+    if (end != std::string::npos && end + 4 <= max_request_bytes) {
+      request_complete(connection);
+      return;
+    }
+    if (end != std::string::npos || connection.request.size() > max_request_bytes) {
+      ++counters_.bad;
+      event_del(connection.read_event.get());
+      start_reply(connection, reply_bad_);
+      return;
+    }
+  }
+}
+
+void Server::request_complete(Connection& connection) {
+  if (Slot* slot = free_slot()) {
+    start_service(*slot, connection, std::chrono::steady_clock::now());
+  } else if (queue_limit_ == 0 || queue_.size() < queue_limit_) {
+    connection.state = State::queued;
+    connection.queued_at = std::chrono::steady_clock::now();
+    queue_.push_back(&connection);
+  } else {
+    ++counters_.shed;
+    reset(connection);
+  }
+}
+
+Slot* Server::free_slot() {
+  for (Slot& slot : slots_) {
+    if (slot.connection == nullptr) return &slot;
+  }
+  return nullptr;
+}
+
+// A busy worker starts its next request the moment the previous one ends (`start` is that
+// moment, or when the request arrived if that is later), not when the loop got round to noticing:
+// otherwise every timer's wake-up latency would add to the service time and the capacity would fall
+// short of what the options say.
+void Server::start_service(Slot& slot, Connection& connection,
+                           std::chrono::steady_clock::time_point start) {
+  connection.state = State::serving;
+  slot.connection = &connection;
+  slot.done_at = start + service_time_;
+  const auto delay = std::max(std::chrono::duration_cast<std::chrono::microseconds>(
+                                  slot.done_at - std::chrono::steady_clock::now()),
+                              std::chrono::microseconds(0));
+  const timeval timeout{static_cast<time_t>(delay.count() / 1000000),
+                        static_cast<suseconds_t>(delay.count() % 1000000)};
+  evtimer_add(slot.timer.get(), &timeout);
+}
+
+void Server::finish_service(Slot& slot) {
+  Connection& connection = *slot.connection;
+  slot.connection = nullptr;
+  event_del(connection.read_event.get());
+  const bool head = connection.request.starts_with("HEAD ");
+  start_reply(connection, head ? reply_ok_head_ : reply_ok_);
+  if (!queue_.empty()) {
+    Connection* next = queue_.front();
+    queue_.pop_front();
+    start_service(slot, *next, std::max(slot.done_at, next->queued_at));
+  }
+}
+
+void Server::start_reply(Connection& connection, const std::string& reply) {
+  connection.state = State::writing;
+  connection.reply = &reply;
+  connection.written = 0;
+  write_to(connection);
+}
+
+void Server::write_to(Connection& connection) {
+  const std::string& reply = *connection.reply;
+  while (connection.written < reply.size()) {
+    const ssize_t n = ::send(connection.fd, reply.data() + connection.written,
+                             reply.size() - connection.written, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      event_add(connection.write_event.get(), nullptr);
+      return;
+    }
+    if (n < 0) {
+      ++counters_.failed;
+      close(connection);
+      return;
+    }
+    connection.written += static_cast<std::size_t>(n);
+  }
+  if (connection.reply != &reply_bad_) ++counters_.served;
+  // Unread input at close() makes Linux send a reset instead of a FIN, which could destroy the
+  // reply in flight; read what has arrived first.
+  char chunk[4096];
+  while (::recv(connection.fd, chunk, sizeof chunk, 0) > 0) {
+  }
+  close(connection);
+}
+
+void Server::close(Connection& connection) {
+  connections_.erase(connection.fd);  // destroys the connection: frees its events, closes fd
+}
+
+// Sheds a request: SO_LINGER {1, 0} makes close() send a reset, so the client sees ECONNRESET
+// at once instead of waiting for a reply that will not come.
+void Server::reset(Connection& connection) {
+  const linger abort_on_close{1, 0};
+  ::setsockopt(connection.fd, SOL_SOCKET, SO_LINGER, &abort_on_close, sizeof abort_on_close);
+  close(connection);
+}
+
+}  // namespace rateperf::demo
+
+int main(int argc, char** argv) {
+  using namespace rateperf::demo;
+  std::signal(SIGPIPE, SIG_IGN);
+  Options options;
+  try {
+    options = parse_options(argc, argv);
+  } catch (const UsageError& error) {
+    std::fprintf(stderr, "demo_server: %s\n%s", error.what(), usage_text.data());
+    return 2;
+  }
+  try {
+    Server server(options);
+    std::printf("listening on %s\n", server.address().c_str());
+    std::fflush(stdout);
+    server.run();
+    const Counters& c = server.counters();
+    std::fprintf(stderr,
+                 "demo_server: accepted %llu served %llu shed %llu dropped %llu bad %llu "
+                 "failed %llu\n",
+                 static_cast<unsigned long long>(c.accepted),
+                 static_cast<unsigned long long>(c.served), static_cast<unsigned long long>(c.shed),
+                 static_cast<unsigned long long>(c.dropped), static_cast<unsigned long long>(c.bad),
+                 static_cast<unsigned long long>(c.failed));
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "demo_server: %s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,234 @@
+#include "engine/connection.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "engine/worker.hpp"
+
+namespace rateperf::engine {
+
+namespace {
+
+ErrorKind parse_error_kind(http::ParseError error) {
+  switch (error) {
+    case http::ParseError::bad_status_line: return ErrorKind::parse_status;
+    case http::ParseError::bad_header: return ErrorKind::parse_header;
+    case http::ParseError::bad_chunk: return ErrorKind::parse_chunk;
+    // A reply cut short by the server's close is httperf's connreset.
+    case http::ParseError::truncated: return ErrorKind::connreset;
+    case http::ParseError::none:
+    case http::ParseError::other: break;
+  }
+  return ErrorKind::parse_other;
+}
+
+}  // namespace
+
+Connection::Connection(Worker& worker) : worker_(worker) {
+  watchdog.owner = this;
+  watchdog.kind = Worker::kWatchdog;
+}
+
+Connection::~Connection() {
+  if (event_added_) event_del(&event_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Connection::start(TimePoint intended, TimePoint now) {
+  intended_ = intended;
+  connect_start_ = now;
+  replies_ = 0;
+  sent_bytes_ = 0;
+  parser_.reset(worker_.head_request_);
+
+  const auto& config = worker_.config_;
+  const auto& target = worker_.target_;
+  fd_ = ::socket(target.address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) {
+    // No socket, so no connection: the arrival itself ends with this error.
+    const ErrorKind kind = error_from_errno(errno);
+    worker_.result_.collector.error(kind);
+    state_ = State::idle;
+    worker_.connection_ended(*this, now);
+    return;
+  }
+  if (config.send_buffer_given) {
+    const int bytes = static_cast<int>(config.send_buffer_bytes);
+    ::setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+  }
+  if (config.recv_buffer_given) {
+    const int bytes = static_cast<int>(config.recv_buffer_bytes);
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+  }
+  worker_.result_.collector.connecting();
+  state_ = State::connecting;
+  event_assign(&event_, worker_.base_.get(), fd_, 0, &Connection::on_event, this);
+  event_added_ = false;
+  waiting_for_ = 0;
+  if (config.timeout > Duration::zero()) worker_.schedule_timer(watchdog, now + config.timeout);
+
+  if (::connect(fd_, reinterpret_cast<const sockaddr*>(&target.address), target.length) == 0) {
+    worker_.result_.collector.connected(Duration::zero());
+    send_request(now);
+    return;
+  }
+  if (errno != EINPROGRESS) {
+    fail(error_from_errno(errno), now);
+    return;
+  }
+  wait_for(EV_WRITE);
+}
+
+void Connection::wait_for(short what) {
+  if (event_added_ && waiting_for_ == what) return;
+  if (event_added_) event_del(&event_);
+  event_assign(&event_, worker_.base_.get(), fd_, static_cast<short>(what | EV_PERSIST),
+               &Connection::on_event, this);
+  event_add(&event_, nullptr);
+  event_added_ = true;
+  waiting_for_ = what;
+}
+
+void Connection::on_event(evutil_socket_t, short what, void* self) {
+  auto* connection = static_cast<Connection*>(self);
+  const TimePoint now = Clock::now();
+  if (what & EV_WRITE) {
+    connection->on_writable(now);
+  } else if (what & EV_READ) {
+    connection->on_readable(now);
+  }
+}
+
+void Connection::on_writable(TimePoint now) {
+  if (state_ == State::connecting) {
+    // The first write says whether connect() succeeded: a failed connect makes it fail with the
+    // socket's pending error, which saves a getsockopt(SO_ERROR) per connection.
+    worker_.result_.collector.connected(now - connect_start_);
+    state_ = State::sending;
+  }
+  send_request(now);
+}
+
+void Connection::send_request(TimePoint now) {
+  if (state_ != State::sending) {
+    state_ = State::sending;
+  }
+  if (sent_bytes_ == 0) send_start_ = now;
+  const std::string& request = worker_.request_;
+  while (sent_bytes_ < request.size()) {
+    const ssize_t n = ::send(fd_, request.data() + sent_bytes_, request.size() - sent_bytes_,
+                             MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        touch(now);
+        wait_for(EV_WRITE);
+        return;
+      }
+      if (errno == EINTR) continue;
+      fail(error_from_errno(errno), now);
+      return;
+    }
+    sent_bytes_ += static_cast<std::size_t>(n);
+  }
+  worker_.result_.collector.request_sent(sent_bytes_);
+  state_ = State::receiving;
+  touch(now);
+  wait_for(EV_READ);
+}
+
+void Connection::on_readable(TimePoint now) {
+  std::vector<char>& buffer = worker_.read_buffer_;
+  for (;;) {
+    const ssize_t n = ::read(fd_, buffer.data(), buffer.size());
+    if (n > 0) {
+      if (!parser_.started()) first_byte_ = now;
+      std::size_t consumed = 0;
+      switch (parser_.feed(buffer.data(), static_cast<std::size_t>(n), consumed)) {
+        case http::FeedStatus::complete:
+          reply_done(now);
+          return;
+        case http::FeedStatus::error:
+          fail(parse_error_kind(parser_.error()), now);
+          return;
+        case http::FeedStatus::need_more:
+          break;
+      }
+      touch(now);
+      // A short read emptied the socket; only a full buffer may have more behind it.
+      if (static_cast<std::size_t>(n) < buffer.size()) return;
+      continue;
+    }
+    if (n == 0) {
+      // The server closed: that ends a close-delimited body; any other reply is cut short.
+      switch (parser_.finish()) {
+        case http::FeedStatus::complete:
+          reply_done(now);
+          return;
+        case http::FeedStatus::error:
+          fail(parse_error_kind(parser_.error()), now);
+          return;
+        case http::FeedStatus::need_more:
+          fail(ErrorKind::connreset, now);
+          return;
+      }
+      return;
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+    if (errno == EINTR) continue;
+    fail(error_from_errno(errno), now);
+    return;
+  }
+}
+
+void Connection::touch(TimePoint now) {
+  const Duration timeout = worker_.config_.timeout;
+  if (timeout <= Duration::zero()) return;
+  Duration wait = timeout;
+  // httperf adds --think-timeout to the wait for the first byte of a reply.
+  if (state_ == State::receiving && !parser_.started()) wait += worker_.config_.think_timeout;
+  worker_.wheel_.rearm(watchdog, now + wait);
+}
+
+void Connection::reply_done(TimePoint now) {
+  ++replies_;
+  stats::ReplyRecord record;
+  record.status = parser_.status();
+  record.header_bytes = parser_.header_bytes();
+  record.body_bytes = parser_.body_bytes();
+  record.footer_bytes = parser_.footer_bytes();
+  record.response = first_byte_ - send_start_;
+  record.transfer = now - first_byte_;
+  record.latency_intended = now - intended_;
+  record.latency_actual = now - connect_start_;
+  worker_.result_.collector.reply(record);
+  close_and_release(now);
+}
+
+void Connection::on_watchdog(TimePoint now) { fail(ErrorKind::client_timo, now); }
+
+void Connection::abort(ErrorKind kind, TimePoint now) { fail(kind, now); }
+
+void Connection::fail(ErrorKind kind, TimePoint now) {
+  worker_.result_.collector.error(kind);
+  close_and_release(now);
+}
+
+void Connection::close_and_release(TimePoint now) {
+  if (event_added_) {
+    event_del(&event_);
+    event_added_ = false;
+  }
+  worker_.wheel_.cancel(watchdog);
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+    worker_.result_.collector.connection_closed(now - connect_start_, replies_);
+  }
+  state_ = State::idle;
+  worker_.connection_ended(*this, now);
+}
+
+}  // namespace rateperf::engine

@@ -1,0 +1,39 @@
+#include "engine/errors.hpp"
+
+#include <cerrno>
+
+namespace rateperf {
+
+std::string_view error_label(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::client_timo: return "client-timo";
+    case ErrorKind::socket_timo: return "socket-timo";
+    case ErrorKind::connrefused: return "connrefused";
+    case ErrorKind::connreset: return "connreset";
+    case ErrorKind::fd_unavail: return "fd-unavail";
+    case ErrorKind::addrunavail: return "addrunavail";
+    case ErrorKind::ftab_full: return "ftab-full";
+    case ErrorKind::other: return "other";
+    case ErrorKind::parse_status: return "parse-status";
+    case ErrorKind::parse_header: return "parse-header";
+    case ErrorKind::parse_chunk: return "parse-chunk";
+    case ErrorKind::parse_other: return "parse-other";
+    case ErrorKind::count_: break;
+  }
+  return "other";
+}
+
+ErrorKind error_from_errno(int err) {
+  switch (err) {
+    case ETIMEDOUT: return ErrorKind::socket_timo;
+    case ECONNREFUSED: return ErrorKind::connrefused;
+    case ECONNRESET:
+    case EPIPE: return ErrorKind::connreset;
+    case EMFILE: return ErrorKind::fd_unavail;
+    case EADDRNOTAVAIL: return ErrorKind::addrunavail;
+    case ENFILE: return ErrorKind::ftab_full;
+    default: return ErrorKind::other;
+  }
+}
+
+}  // namespace rateperf

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace rateperf {
+
+// Why a connection (or an arrival that never got one) ended without a reply. The first eight
+// are httperf's report categories; the parse errors are rateperf's own split of httperf's
+// "other" for malformed replies.
+enum class ErrorKind : std::uint8_t {
+  client_timo,   // the --timeout inactivity watchdog fired
+  socket_timo,   // connect() failed with ETIMEDOUT
+  connrefused,   // ECONNREFUSED
+  connreset,     // ECONNRESET, EPIPE, or the server closed before the reply was complete
+  fd_unavail,    // EMFILE: the client ran out of descriptors
+  addrunavail,   // EADDRNOTAVAIL: out of local ports
+  ftab_full,     // ENFILE: the system's file table is full
+  other,         // any other errno
+  parse_status,  // malformed status line
+  parse_header,  // malformed header or Content-Length
+  parse_chunk,   // invalid chunked encoding
+  parse_other,   // any other malformed reply
+  count_,
+};
+
+inline constexpr std::size_t kErrorKinds = static_cast<std::size_t>(ErrorKind::count_);
+
+// The label of an error kind as the report prints it ("client-timo", "parse-status"...).
+std::string_view error_label(ErrorKind kind);
+
+// The one place where errno values become error kinds.
+ErrorKind error_from_errno(int err);
+
+using ErrorCounts = std::array<std::uint64_t, kErrorKinds>;
+
+}  // namespace rateperf

@@ -1,0 +1,245 @@
+#include "engine/worker.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <stdexcept>
+
+#include "http/request.hpp"
+
+namespace rateperf::engine {
+
+namespace {
+
+// The wheel's geometry: 1 ms slots, 8192 of them (8.2 s per revolution), so that the usual
+// watchdogs (a few seconds) sit within one revolution. The tick only sorts timers into slots;
+// deadlines stay exact.
+constexpr Duration kWheelTick = std::chrono::milliseconds(1);
+constexpr std::size_t kWheelSlots = 8192;
+constexpr std::size_t kReadBufferBytes = 64 * 1024;
+// httperf samples the reply rate every 5 s.
+constexpr Duration kSampleInterval = std::chrono::seconds(5);
+
+timeval to_timeval(Duration d) {
+  if (d < Duration::zero()) d = Duration::zero();
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+  return timeval{static_cast<time_t>(us / 1000000), static_cast<suseconds_t>(us % 1000000)};
+}
+
+EventBasePtr make_base() {
+  EventConfigPtr config(event_config_new());
+  if (!config) throw std::runtime_error("libevent: cannot create an event configuration");
+  // Precise timers (timerfd on Linux) let the loop wake for an arrival's exact time instead of
+  // epoll_wait's whole milliseconds; the change list folds the switch from waiting to write to
+  // waiting to read into one epoll_ctl.
+  event_config_set_flag(config.get(), EVENT_BASE_FLAG_PRECISE_TIMER);
+  event_config_set_flag(config.get(), EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+  event_config_set_flag(config.get(), EVENT_BASE_FLAG_NOLOCK);
+  EventBasePtr base(event_base_new_with_config(config.get()));
+  if (!base) throw std::runtime_error("libevent: cannot create an event loop");
+  return base;
+}
+
+}  // namespace
+
+Worker::Worker(const options::Config& config, const Target& target, std::string request,
+               SampleListener on_sample)
+    : config_(config),
+      target_(target),
+      request_(std::move(request)),
+      head_request_(http::reply_has_no_body(config)),
+      on_sample_(std::move(on_sample)),
+      base_(make_base()),
+      timeline_(config.period, config.seed, config.num_conns, TimePoint{}),
+      wheel_(TimePoint{}, kWheelTick, kWheelSlots),
+      read_buffer_(kReadBufferBytes) {
+  wakeup_.reset(evtimer_new(base_.get(), &Worker::on_timer, this));
+  sigint_.reset(evsignal_new(base_.get(), SIGINT, &Worker::on_signal, this));
+  sigterm_.reset(evsignal_new(base_.get(), SIGTERM, &Worker::on_signal, this));
+  if (!wakeup_ || !sigint_ || !sigterm_) throw std::runtime_error("libevent: cannot create events");
+  arrival_timer_.owner = this;
+  arrival_timer_.kind = kArrival;
+  sample_timer_.owner = this;
+  sample_timer_.kind = kSample;
+  grace_timer_.owner = this;
+  grace_timer_.kind = kGrace;
+}
+
+Worker::~Worker() {
+  // Connections hold events of base_: free them first.
+  pool_.clear();
+}
+
+WorkerResult Worker::run(TimePoint start) {
+  start_ = start;
+  timeline_ = schedule::Timeline(config_.period, config_.seed, config_.num_conns, start);
+  wheel_ = schedule::TimerWheel(start, kWheelTick, kWheelSlots);
+  result_ = WorkerResult{};
+  result_.end = start;
+
+  // Reply-rate samples: client I of N takes its first one (I + 1) * 5 / N s after the start,
+  // so that cooperating clients sample out of phase (httperf's rule); then every 5 s.
+  sample_interval_ = kSampleInterval;
+  const Duration first_sample =
+      kSampleInterval * (config_.client_id + 1) / std::max<std::uint32_t>(1, config_.client_count);
+  last_sample_at_ = start;
+  wheel_.schedule(sample_timer_, start + first_sample);
+  wheel_.schedule(arrival_timer_, timeline_.next_due());
+
+  event_add(sigint_.get(), nullptr);
+  event_add(sigterm_.get(), nullptr);
+  if (timeline_.done()) {
+    finished_ = true;
+  } else {
+    arm_wakeup(Clock::now());
+    event_base_dispatch(base_.get());
+  }
+  event_del(sigint_.get());
+  event_del(sigterm_.get());
+  event_del(wakeup_.get());
+  return std::move(result_);
+}
+
+void Worker::on_timer(evutil_socket_t, short, void* self) {
+  auto* worker = static_cast<Worker*>(self);
+  worker->wakeup_armed_ = false;
+  worker->waking_ = true;
+  worker->wake(Clock::now());
+  worker->waking_ = false;
+}
+
+void Worker::on_signal(evutil_socket_t, short, void* self) {
+  auto* worker = static_cast<Worker*>(self);
+  const TimePoint now = Clock::now();
+  ++worker->signals_;
+  worker->result_.interrupted = true;
+  if (worker->signals_ == 1) {
+    worker->stop_schedule(now);
+  } else {
+    worker->end_all(ErrorKind::client_timo, now);
+  }
+  worker->maybe_finish(now);
+  if (!worker->finished_) worker->arm_wakeup(now);
+}
+
+void Worker::wake(TimePoint now) {
+  wheel_.advance(now, [this, now](schedule::WheelTimer& timer) { fire(timer, now); });
+  if (!finished_) arm_wakeup(Clock::now());
+}
+
+void Worker::fire(schedule::WheelTimer& timer, TimePoint now) {
+  switch (timer.kind) {
+    case kArrival:
+      issue_due(now);
+      break;
+    case kWatchdog:
+      static_cast<Connection*>(timer.owner)->on_watchdog(now);
+      break;
+    case kSample: {
+      // The interval ends at the timer's intended time, not at the (later) wake-up.
+      const TimePoint at = timer.deadline;
+      result_.collector.sample(at - last_sample_at_);
+      last_sample_at_ = at;
+      if (on_sample_) on_sample_(result_.collector.samples().back());
+      wheel_.schedule(sample_timer_, at + sample_interval_);
+      break;
+    }
+    case kGrace:
+      end_all(ErrorKind::client_timo, now);
+      maybe_finish(now);
+      break;
+    default:
+      break;
+  }
+}
+
+// Issues every arrival that is due: open loop, whatever the state of earlier connections. Each
+// keeps its intended time, so a late wake-up shows as lag, never as a shifted schedule.
+void Worker::issue_due(TimePoint now) {
+  std::uint64_t burst = 0;
+  while (!timeline_.done() && timeline_.next_due() <= now) {
+    const TimePoint intended = timeline_.take();
+    const TimePoint actual = burst == 0 ? now : Clock::now();
+    if (!any_arrival_) {
+      any_arrival_ = true;
+      result_.first_arrival = actual;
+    }
+    result_.last_arrival = actual;
+    result_.collector.arrival(intended, actual);
+    ++burst;
+
+    Connection* connection = free_;
+    if (connection != nullptr) {
+      free_ = connection->next_free;
+    } else {
+      connection = &pool_.emplace_back(*this);
+    }
+    connection->start(intended, actual);
+    // Sequential mode: the next arrival is taken when this connection ends.
+    if (config_.period.sequential()) break;
+  }
+  result_.collector.burst(burst);
+  if (!timeline_.done() && !config_.period.sequential()) {
+    wheel_.schedule(arrival_timer_, timeline_.next_due());
+  }
+  maybe_finish(now);
+}
+
+void Worker::stop_schedule(TimePoint now) {
+  timeline_.stop();
+  wheel_.cancel(arrival_timer_);
+  // Open connections get at most --timeout more; without a timeout they end now.
+  if (config_.timeout > Duration::zero()) {
+    wheel_.schedule(grace_timer_, now + config_.timeout);
+  } else {
+    end_all(ErrorKind::client_timo, now);
+  }
+}
+
+void Worker::end_all(ErrorKind kind, TimePoint now) {
+  for (Connection& connection : pool_) {
+    if (connection.open()) connection.abort(kind, now);
+  }
+}
+
+void Worker::maybe_finish(TimePoint now) {
+  if (finished_ || !timeline_.done() || result_.collector.open_connections() > 0) return;
+  finished_ = true;
+  if (result_.end < now && result_.collector.connections() == 0) result_.end = now;
+  wheel_.cancel(sample_timer_);
+  wheel_.cancel(grace_timer_);
+  event_base_loopbreak(base_.get());
+}
+
+void Worker::arm_wakeup(TimePoint now) {
+  const auto deadline = wheel_.next_deadline();
+  if (!deadline) {
+    if (wakeup_armed_) event_del(wakeup_.get());
+    wakeup_armed_ = false;
+    return;
+  }
+  if (wakeup_armed_ && wakeup_at_ == *deadline) return;
+  const timeval tv = to_timeval(*deadline - now);
+  event_add(wakeup_.get(), &tv);
+  wakeup_armed_ = true;
+  wakeup_at_ = *deadline;
+}
+
+void Worker::schedule_timer(schedule::WheelTimer& timer, TimePoint deadline) {
+  wheel_.schedule(timer, deadline);
+  // Outside a wake-up (which re-arms when it ends), a deadline earlier than the armed one must
+  // move the wake-up forward.
+  if (!waking_ && (!wakeup_armed_ || deadline < wakeup_at_)) arm_wakeup(Clock::now());
+}
+
+void Worker::connection_ended(Connection& connection, TimePoint now) {
+  result_.end = std::max(result_.end, now);
+  connection.next_free = free_;
+  free_ = &connection;
+  if (config_.period.sequential() && !timeline_.done()) {
+    timeline_.due_at(now);
+    schedule_timer(arrival_timer_, now);
+  }
+  maybe_finish(now);
+}
+
+}  // namespace rateperf::engine

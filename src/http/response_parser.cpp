@@ -1,0 +1,207 @@
+#include "http/response_parser.hpp"
+
+namespace rateperf::http {
+
+namespace {
+
+ResponseParser* self(http_parser* parser) { return static_cast<ResponseParser*>(parser->data); }
+
+}  // namespace
+
+ResponseParser::ResponseParser() {
+  settings_.on_header_field = &ResponseParser::on_header_field;
+  settings_.on_headers_complete = &ResponseParser::on_headers_complete;
+  settings_.on_body = &ResponseParser::on_body;
+  settings_.on_chunk_header = &ResponseParser::on_chunk_header;
+  settings_.on_message_complete = &ResponseParser::on_message_complete;
+  reset(false);
+}
+
+void ResponseParser::reset(bool head_request) {
+  head_request_ = head_request;
+  complete_ = false;
+  keep_alive_ = false;
+  status_ = 0;
+  bytes_ = 0;
+  header_bytes_ = 0;
+  body_bytes_ = 0;
+  footer_bytes_ = 0;
+  error_ = ParseError::none;
+  last_byte_ = 0;
+  message_start_ = 0;
+  start_message();
+}
+
+// Prepares http-parser for one HTTP message: the final reply, or a 1xx before it. http-parser
+// can carry on by itself after a message, but a strict build of it considers the connection
+// dead after an HTTP/1.0 "100 Continue", so each message gets a fresh parser.
+void ResponseParser::start_message() {
+  http_parser_init(&parser_, HTTP_RESPONSE);
+  parser_.data = this;
+  pause_ = Pause::none;
+  interim_ = false;
+  seen_header_field_ = false;
+  headers_done_ = false;
+  saw_last_chunk_ = false;
+  trailer_start_ = 0;
+}
+
+int ResponseParser::on_header_field(http_parser* parser, const char*, std::size_t) {
+  self(parser)->seen_header_field_ = true;
+  return 0;
+}
+
+// Pauses so that feed() learns where the header block ends (http-parser stops on its last LF).
+// Returning 1 tells http-parser that the message has no body whatever its headers say.
+int ResponseParser::on_headers_complete(http_parser* parser) {
+  ResponseParser& p = *self(parser);
+  const int status = static_cast<int>(parser->status_code);
+  // 101 Switching Protocols ends HTTP on this connection, so it is the final reply, not an
+  // interim one to skip.
+  p.interim_ = status / 100 == 1 && status != 101;
+  if (!p.interim_) p.status_ = status;
+  p.pause_ = Pause::headers_complete;
+  http_parser_pause(parser, 1);
+  // RFC 9112 section 6.3: replies to HEAD, 1xx, 204 and 304 end with their headers, even when
+  // they carry a Content-Length (a 304 usually does).
+  const bool no_body =
+      p.interim_ || p.head_request_ || status == 101 || status == 204 || status == 304;
+  return no_body ? 1 : 0;
+}
+
+int ResponseParser::on_body(http_parser* parser, const char*, std::size_t length) {
+  self(parser)->body_bytes_ += length;
+  return 0;
+}
+
+// The zero-size chunk ends the data; the trailer (httperf's "footer") starts after its line.
+int ResponseParser::on_chunk_header(http_parser* parser) {
+  if (parser->content_length != 0) return 0;
+  ResponseParser& p = *self(parser);
+  p.saw_last_chunk_ = true;
+  p.pause_ = Pause::last_chunk;
+  http_parser_pause(parser, 1);
+  return 0;
+}
+
+// Pauses so that feed() stops exactly at the end of the reply: bytes after it belong to the
+// next reply on the connection.
+int ResponseParser::on_message_complete(http_parser* parser) {
+  ResponseParser& p = *self(parser);
+  if (!p.interim_) p.keep_alive_ = http_should_keep_alive(parser) != 0 && p.status_ != 101;
+  p.pause_ = Pause::message_complete;
+  http_parser_pause(parser, 1);
+  return 0;
+}
+
+ParseError ResponseParser::classify(http_errno err) const {
+  switch (err) {
+    case HPE_INVALID_STATUS:
+    case HPE_INVALID_VERSION:
+      return ParseError::bad_status_line;
+    case HPE_INVALID_CONSTANT:  // http-parser's "the reply does not start with H"
+      return headers_done_ ? ParseError::other : ParseError::bad_status_line;
+    case HPE_INVALID_HEADER_TOKEN:
+    case HPE_INVALID_CONTENT_LENGTH:
+    case HPE_UNEXPECTED_CONTENT_LENGTH:
+    case HPE_INVALID_TRANSFER_ENCODING:
+    case HPE_HEADER_OVERFLOW:
+    case HPE_LF_EXPECTED:
+      return ParseError::bad_header;
+    case HPE_INVALID_CHUNK_SIZE:
+      return ParseError::bad_chunk;
+    case HPE_STRICT:
+      // Only a strict build of http-parser raises it; the place it happened tells what it was.
+      if (!headers_done_) {
+        return seen_header_field_ ? ParseError::bad_header : ParseError::bad_status_line;
+      }
+      return (parser_.flags & F_CHUNKED) != 0 ? ParseError::bad_chunk : ParseError::other;
+    default:
+      return ParseError::other;
+  }
+}
+
+FeedStatus ResponseParser::feed(const char* data, std::size_t len, std::size_t& consumed) {
+  consumed = 0;
+  if (error_ != ParseError::none) return FeedStatus::error;
+  if (complete_) return FeedStatus::complete;
+
+  // http_parser_execute() with a length of 0 means end of stream, so it is never called here
+  // with an empty buffer (the loop condition guarantees it).
+  std::size_t offset = 0;
+  while (offset < len) {
+    pause_ = Pause::none;
+    offset += http_parser_execute(&parser_, &settings_, data + offset, len - offset);
+    const http_errno err = HTTP_PARSER_ERRNO(&parser_);
+    if (err != HPE_PAUSED) {
+      if (err == HPE_OK && offset == len) break;
+      error_ = err == HPE_OK ? ParseError::other : classify(err);
+      bytes_ += offset;
+      consumed = offset;
+      return FeedStatus::error;
+    }
+
+    http_parser_pause(&parser_, 0);
+    const std::size_t position = bytes_ + offset;  // offset of the pause point in the reply
+    switch (pause_) {
+      case Pause::headers_complete:
+        // http-parser stops on the LF that ends the header block, before consuming it.
+        header_bytes_ += position + 1 - message_start_;
+        headers_done_ = true;
+        break;
+      case Pause::last_chunk:
+        trailer_start_ = position;
+        break;
+      case Pause::message_complete:
+        if (interim_) {
+          message_start_ = position;
+          start_message();
+          break;
+        }
+        if (saw_last_chunk_) {
+          // The trailer is what lies between the last chunk-size line and the blank line that
+          // ends the reply; that line is CRLF or, leniently, a bare LF. offset >= 1 here, as
+          // http-parser pauses after the last LF.
+          const char before_lf = offset >= 2 ? data[offset - 2] : last_byte_;
+          const std::size_t blank_line = before_lf == '\r' ? 2 : 1;
+          const std::size_t tail = position - trailer_start_;
+          footer_bytes_ = tail > blank_line ? tail - blank_line : 0;
+        }
+        complete_ = true;
+        bytes_ = position;
+        consumed = offset;
+        return FeedStatus::complete;
+      case Pause::none:
+        error_ = ParseError::other;  // a pause nobody asked for: cannot happen
+        consumed = offset;
+        return FeedStatus::error;
+    }
+  }
+
+  bytes_ += len;
+  consumed = len;
+  if (len > 0) last_byte_ = data[len - 1];
+  return FeedStatus::need_more;
+}
+
+FeedStatus ResponseParser::finish() {
+  if (error_ != ParseError::none) return FeedStatus::error;
+  if (complete_) return FeedStatus::complete;
+  if (bytes_ == 0) return FeedStatus::need_more;
+
+  // Only a close-delimited body completes at end of stream; http-parser then calls
+  // on_message_complete. Anywhere else it reports HPE_INVALID_EOF_STATE, except between a 1xx
+  // and the final reply, where it sees no message in progress: both are truncated replies.
+  pause_ = Pause::none;
+  http_parser_execute(&parser_, &settings_, nullptr, 0);
+  if (HTTP_PARSER_ERRNO(&parser_) == HPE_PAUSED && pause_ == Pause::message_complete &&
+      !interim_) {
+    http_parser_pause(&parser_, 0);
+    complete_ = true;
+    return FeedStatus::complete;
+  }
+  error_ = ParseError::truncated;
+  return FeedStatus::error;
+}
+
+}  // namespace rateperf::http

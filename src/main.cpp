@@ -1,0 +1,123 @@
+// rateperf: an open-loop, rate-controlled HTTP benchmarker. main() only wires the pieces
+// together: parse -> resolve -> run -> summarise -> report, and maps failures to exit codes
+// (0 the run completed, 1 it could not be done, 2 usage error).
+
+#include <netdb.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+
+#include "engine/worker.hpp"
+#include "http/request.hpp"
+#include "options/options.hpp"
+#include "report/text.hpp"
+#include "stats/summary.hpp"
+
+namespace {
+
+using namespace rateperf;
+
+// A failure that stops the run before it starts (exit status 1).
+class RunError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+engine::Target resolve(const options::Config& config) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string port = std::to_string(config.port);
+  const int rc = ::getaddrinfo(config.server.c_str(), port.c_str(), &hints, &found);
+  if (rc != 0 || found == nullptr) {
+    throw RunError("--server: cannot resolve '" + config.server + "': " + ::gai_strerror(rc));
+  }
+  engine::Target target;
+  std::memcpy(&target.address, found->ai_addr, found->ai_addrlen);
+  target.length = found->ai_addrlen;
+  ::freeaddrinfo(found);
+  return target;
+}
+
+// rateperf holds one descriptor per open connection: take all the descriptors the hard limit
+// allows, since httperf's silent stall at the soft limit is one of the flaws not to copy.
+void raise_descriptor_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+double seconds(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
+
+int run(const options::Config& config) {
+  const engine::Target target = resolve(config);
+  raise_descriptor_limit();
+
+  engine::Worker::SampleListener on_sample;
+  if (config.verbose > 0) {
+    on_sample = [](const stats::IntervalSample& sample) {
+      const double rate =
+          sample.length > Duration::zero() ? static_cast<double>(sample.replies) / to_s(sample.length) : 0;
+      std::fprintf(stderr, "reply-rate = %.1f\n", rate);
+    };
+  }
+  engine::Worker worker(config, target, http::render_request(config), std::move(on_sample));
+
+  rusage before{};
+  ::getrusage(RUSAGE_SELF, &before);
+  const TimePoint start = Clock::now();
+  engine::WorkerResult result = worker.run(start);
+  rusage after{};
+  ::getrusage(RUSAGE_SELF, &after);
+
+  stats::RunInfo info;
+  info.command_line = options::echo_command_line(config);
+  info.start = start;
+  info.end = result.end;
+  info.first_arrival = result.first_arrival;
+  info.last_arrival = result.last_arrival;
+  info.cpu_user_s = seconds(after.ru_utime) - seconds(before.ru_utime);
+  info.cpu_system_s = seconds(after.ru_stime) - seconds(before.ru_stime);
+  info.offered_rate_per_s = config.period.sequential() ? 0 : config.rate_per_s;
+  info.interrupted = result.interrupted;
+
+  const stats::Summary summary = stats::summarize(result.collector, info);
+  std::fputs(report::format_text(summary).c_str(), stdout);
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A server that resets mid-write must be a counted error, never the end of the process.
+  std::signal(SIGPIPE, SIG_IGN);
+  try {
+    const options::Parsed parsed = options::parse(argc, argv);
+    if (parsed.action != options::Action::run) {
+      std::fputs(parsed.text.c_str(), stdout);
+      return 0;
+    }
+    return run(parsed.config);
+  } catch (const options::UsageError& e) {
+    std::fprintf(stderr, "rateperf: %s\nTry 'rateperf --help'.\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rateperf: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "schedule/clock.hpp"
+
+namespace rateperf::options {
+
+// How the gaps between arrivals are drawn (httperf's --period letter).
+enum class PeriodKind {
+  deterministic,  // d: every gap is `mean`
+  uniform,        // u: gaps uniform over [low, high)
+  exponential,    // e: Poisson arrivals, exponential gaps with mean `mean`
+  variable,       // v: gap steps[i].gap for steps[i].length of schedule time, cycling
+};
+
+// One step of a variable (v) period: arrivals `gap` apart for `length` of schedule time.
+struct PeriodStep {
+  Duration gap{};
+  Duration length{};
+};
+
+// The arrival process. A deterministic period with mean 0 means "sequential": one connection
+// after another, the next starting when the previous one ends (httperf's --rate 0).
+struct Period {
+  PeriodKind kind = PeriodKind::deterministic;
+  Duration mean{};                // d and e: the (mean) gap
+  Duration low{};                 // u: smallest gap
+  Duration high{};                // u: gaps are below this
+  std::vector<PeriodStep> steps;  // v: the steps, in order, repeated
+
+  bool sequential() const { return kind == PeriodKind::deterministic && mean == Duration::zero(); }
+};
+
+// The whole configuration of a run: built and validated once by options::parse(), then passed
+// around as `const Config&`. Durations are typed; raw numbers carry their unit in their name.
+struct Config {
+  std::string server = "localhost";  // host name or address to connect to
+  std::uint16_t port = 80;           // TCP port of the server
+  std::string uri = "/";             // request target
+  std::string server_name;           // Host header value; empty: `server` (with :port if not 80)
+
+  double rate_per_s = 0;       // --rate as given (0: sequential); informational once period set
+  bool rate_given = false;     // --rate appeared on the command line (for the echoed command)
+  bool period_given = false;   // --period appeared on the command line
+  std::string period_text;     // --period as given, echoed in the report's first line
+  Period period;               // the arrival process derived from --rate or --period
+  std::uint64_t num_conns = 1;  // connections to issue in all
+  std::uint64_t num_calls = 1;  // requests per connection (only 1 until keep-alive lands)
+
+  Duration timeout{};        // inactivity watchdog (client-timo); zero: none
+  double timeout_s = 0;      // --timeout as given, for the echoed command line
+  Duration think_timeout{};  // added to the wait for the first reply byte
+  double think_timeout_s = 0;
+
+  std::string method = "GET";             // request method
+  std::vector<std::string> add_headers;   // extra header lines, without CRLF
+  std::string http_version = "1.1";       // "1.0" or "1.1"
+
+  std::uint32_t send_buffer_bytes = 4096;   // SO_SNDBUF (httperf's default)
+  std::uint32_t recv_buffer_bytes = 16384;  // SO_RCVBUF (httperf's default)
+  // The buffers are set on each socket only when given: the kernel's autotuned defaults are
+  // better than httperf's small fixed ones, and leaving them saves two syscalls a connection.
+  bool send_buffer_given = false;
+  bool recv_buffer_given = false;
+
+  std::uint32_t client_id = 0;     // --client I/N: this client's index I
+  std::uint32_t client_count = 1;  // --client I/N: the number of clients N
+
+  std::uint64_t seed = 1;    // seed of the u and e arrival processes
+  bool seed_given = false;   // --seed appeared (otherwise the seed derives from --client)
+  int verbose = 0;           // --verbose count: 1 prints reply-rate samples as they come
+
+  std::string argv0 = "rateperf";  // program name for the echoed command line
+};
+
+}  // namespace rateperf::options

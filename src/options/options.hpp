@@ -1,0 +1,35 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "options/config.hpp"
+
+namespace rateperf::options {
+
+// A bad command line. what() is the whole one-line message, naming the option and the problem,
+// e.g. "--rate: 'abc' is not a number". main() prints it after "rateperf: " and exits with 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What the command line asks for.
+enum class Action { run, help, version };
+
+struct Parsed {
+  Action action = Action::run;
+  Config config;     // valid when action == run
+  std::string text;  // the help or version text when action != run
+};
+
+// Parses and validates argv (httperf's option names, plus a URL form
+// `rateperf http://host:port/path ...`). Throws UsageError on any bad input.
+Parsed parse(int argc, const char* const* argv);
+
+// The report's first line: the command line normalised the way httperf echoes it, e.g.
+// "rateperf --timeout=5 --client=0/1 --server=127.0.0.1 --port=8080 --uri=/ --rate=300
+//  --send-buffer=4096 --recv-buffer=16384 --num-conns=40000 --num-calls=1".
+std::string echo_command_line(const Config& config);
+
+}  // namespace rateperf::options

@@ -1,0 +1,142 @@
+#include "report/text.hpp"
+
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <vector>
+
+namespace rateperf::report {
+
+namespace {
+
+// Appends printf-formatted text. The report's lines are httperf's printf formats, kept as
+// formats (not streams) so that each line can be checked against httperf's source at a glance
+// and the compiler checks the arguments against them.
+[[gnu::format(printf, 2, 3)]] void appendf(std::string& out, const char* format, ...) {
+  std::va_list args;
+  va_start(args, format);
+  std::va_list again;
+  va_copy(again, args);
+  char small[256];
+  const int length = std::vsnprintf(small, sizeof small, format, args);
+  va_end(args);
+  if (length < 0) {
+    va_end(again);
+    return;
+  }
+  if (static_cast<std::size_t>(length) < sizeof small) {
+    out.append(small, static_cast<std::size_t>(length));
+  } else {
+    std::vector<char> large(static_cast<std::size_t>(length) + 1);
+    std::vsnprintf(large.data(), large.size(), format, again);
+    out.append(large.data(), static_cast<std::size_t>(length));
+  }
+  va_end(again);
+}
+
+std::uint64_t errors_of(const stats::Summary& s, ErrorKind kind) {
+  return s.errors[static_cast<std::size_t>(kind)];
+}
+
+// httperf's report, line for line: parsers of httperf's output depend on every label and on
+// the order, so nothing here may change.
+void append_httperf_lines(std::string& out, const stats::Summary& s) {
+  out += s.command_line;
+  out += '\n';
+  appendf(out, "Maximum connect burst length: %" PRIu64 "\n", s.max_burst);
+  out += '\n';
+  appendf(out,
+          "Total: connections %" PRIu64 " requests %" PRIu64 " replies %" PRIu64
+          " test-duration %.3f s\n",
+          s.connections, s.requests, s.replies, s.duration_s);
+  out += '\n';
+
+  appendf(out,
+          "Connection rate: %.1f conn/s (%.1f ms/conn, <=%" PRIu64 " concurrent connections)\n",
+          s.connection_rate_per_s, s.ms_per_connection, s.max_concurrent);
+  const auto& life = s.connection_time;
+  appendf(out, "Connection time [ms]: min %.1f avg %.1f max %.1f median %.1f stddev %.1f\n",
+          life.min_ms, life.avg_ms, life.max_ms, life.median_ms, life.stddev_ms);
+  appendf(out, "Connection time [ms]: connect %.1f\n", s.connect_avg_ms);
+  appendf(out, "Connection length [replies/conn]: %.3f\n", s.replies_per_connection);
+  out += '\n';
+
+  appendf(out, "Request rate: %.1f req/s (%.1f ms/req)\n", s.request_rate_per_s, s.ms_per_request);
+  appendf(out, "Request size [B]: %.1f\n", s.request_size_avg_bytes);
+  out += '\n';
+
+  appendf(out,
+          "Reply rate [replies/s]: min %.1f avg %.1f max %.1f stddev %.1f (%" PRIu64 " samples)\n",
+          s.reply_rate_min, s.reply_rate_avg, s.reply_rate_max, s.reply_rate_stddev,
+          s.reply_rate_samples);
+  appendf(out, "Reply time [ms]: response %.1f transfer %.1f\n", s.response_avg_ms,
+          s.transfer_avg_ms);
+  appendf(out, "Reply size [B]: header %.1f content %.1f footer %.1f (total %.1f)\n",
+          s.reply_header_avg_bytes, s.reply_content_avg_bytes, s.reply_footer_avg_bytes,
+          s.reply_total_avg_bytes);
+  const auto& st = s.status_classes;
+  appendf(out,
+          "Reply status: 1xx=%" PRIu64 " 2xx=%" PRIu64 " 3xx=%" PRIu64 " 4xx=%" PRIu64
+          " 5xx=%" PRIu64 "\n",
+          st[0], st[1], st[2], st[3], st[4]);
+  out += '\n';
+
+  appendf(out, "CPU time [s]: user %.2f system %.2f (user %.1f%% system %.1f%% total %.1f%%)\n",
+          s.cpu_user_s, s.cpu_system_s, s.cpu_user_percent, s.cpu_system_percent,
+          s.cpu_total_percent);
+  appendf(out, "Net I/O: %.1f KB/s (%.1f*10^6 bps)\n", s.net_io_kb_per_s, s.net_io_mbit_per_s);
+  out += '\n';
+
+  appendf(out,
+          "Errors: total %" PRIu64 " client-timo %" PRIu64 " socket-timo %" PRIu64
+          " connrefused %" PRIu64 " connreset %" PRIu64 "\n",
+          s.errors_total, errors_of(s, ErrorKind::client_timo),
+          errors_of(s, ErrorKind::socket_timo), errors_of(s, ErrorKind::connrefused),
+          errors_of(s, ErrorKind::connreset));
+  appendf(out,
+          "Errors: fd-unavail %" PRIu64 " addrunavail %" PRIu64 " ftab-full %" PRIu64
+          " other %" PRIu64 "\n",
+          errors_of(s, ErrorKind::fd_unavail), errors_of(s, ErrorKind::addrunavail),
+          errors_of(s, ErrorKind::ftab_full), errors_of(s, ErrorKind::other));
+}
+
+// rateperf's own lines. Their labels start with words httperf never prints at the start of a
+// line (the parse-error line is a third "Errors:" line whose first label is not "total" or
+// "fd-unavail"), so that parsers of httperf's report are not misled by them.
+void append_rateperf_lines(std::string& out, const stats::Summary& s) {
+  // The parse-error line is always printed, zeros included, so that parsers can rely on it.
+  out += "Errors:";
+  for (const auto kind : {ErrorKind::parse_status, ErrorKind::parse_header, ErrorKind::parse_chunk,
+                          ErrorKind::parse_other}) {
+    const auto label = error_label(kind);
+    appendf(out, " %.*s %" PRIu64, static_cast<int>(label.size()), label.data(),
+            errors_of(s, kind));
+  }
+  out += '\n';
+  out += '\n';
+
+  if (s.offered_rate_per_s > 0) {
+    appendf(out, "Offered rate: %.1f conn/s", s.offered_rate_per_s);
+  } else {
+    out += "Offered rate: sequential (one connection after another)";
+  }
+  appendf(out, ", issue window %.3f s (first to last arrival), issued rate %.1f conn/s\n",
+          s.issue_window_s, s.issued_rate_per_s);
+  appendf(out,
+          "Test duration: %.3f s (start to end of the last connection; httperf's rates divide "
+          "by it)\n",
+          s.duration_s);
+  if (s.interrupted) out += "Run: interrupted (SIGINT/SIGTERM) before the end of the schedule\n";
+}
+
+}  // namespace
+
+std::string format_text(const stats::Summary& summary) {
+  std::string out;
+  out.reserve(2048);
+  append_httperf_lines(out, summary);
+  append_rateperf_lines(out, summary);
+  return out;
+}
+
+}  // namespace rateperf::report

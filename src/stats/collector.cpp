@@ -1,0 +1,119 @@
+#include "stats/collector.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace rateperf::stats {
+
+namespace {
+
+std::uint64_t ns(Duration d) {
+  return d.count() < 0 ? 0 : static_cast<std::uint64_t>(d.count());
+}
+
+}  // namespace
+
+void Collector::arrival(TimePoint intended, TimePoint actual) {
+  ++arrivals_;
+  lag_.record(ns(actual - intended));
+}
+
+void Collector::burst(std::uint64_t count) { max_burst_ = std::max(max_burst_, count); }
+
+void Collector::connecting() {
+  ++connections_;
+  ++open_;
+  max_open_ = std::max(max_open_, open_);
+}
+
+void Collector::connected(Duration connect_time) {
+  ++connects_;
+  connect_.record(ns(connect_time));
+}
+
+void Collector::request_sent(std::size_t bytes) {
+  ++requests_;
+  request_bytes_ += bytes;
+}
+
+void Collector::reply(const ReplyRecord& record) {
+  ++replies_;
+  ++interval_replies_;
+  reply_header_bytes_ += record.header_bytes;
+  reply_body_bytes_ += record.body_bytes;
+  reply_footer_bytes_ += record.footer_bytes;
+  const int status_class = record.status / 100;
+  if (status_class >= 1 && status_class <= 5) ++status_classes_[status_class - 1];
+  response_.record(ns(record.response));
+  transfer_.record(ns(record.transfer));
+  latency_intended_.record(ns(record.latency_intended));
+  latency_actual_.record(ns(record.latency_actual));
+}
+
+void Collector::connection_closed(Duration lifetime, std::uint32_t replies) {
+  if (open_ > 0) --open_;
+  if (replies > 0) {
+    ++connections_with_reply_;
+    replies_on_answered_connections_ += replies;
+    lifetime_.record(ns(lifetime));
+  }
+}
+
+void Collector::error(ErrorKind kind) {
+  ++errors_[static_cast<std::size_t>(kind)];
+  ++interval_errors_;
+}
+
+void Collector::sample(Duration length) {
+  samples_.push_back({length, interval_replies_, interval_errors_});
+  interval_replies_ = 0;
+  interval_errors_ = 0;
+}
+
+void Collector::merge(const Collector& other) {
+  arrivals_ += other.arrivals_;
+  max_burst_ = std::max(max_burst_, other.max_burst_);
+  connections_ += other.connections_;
+  open_ += other.open_;
+  // Workers peak at different moments; the sum of their peaks bounds the true peak from above.
+  max_open_ += other.max_open_;
+  connects_ += other.connects_;
+  requests_ += other.requests_;
+  request_bytes_ += other.request_bytes_;
+  replies_ += other.replies_;
+  reply_header_bytes_ += other.reply_header_bytes_;
+  reply_body_bytes_ += other.reply_body_bytes_;
+  reply_footer_bytes_ += other.reply_footer_bytes_;
+  connections_with_reply_ += other.connections_with_reply_;
+  replies_on_answered_connections_ += other.replies_on_answered_connections_;
+  for (std::size_t i = 0; i < status_classes_.size(); ++i) {
+    status_classes_[i] += other.status_classes_[i];
+  }
+  for (std::size_t i = 0; i < errors_.size(); ++i) errors_[i] += other.errors_[i];
+  lag_.merge(other.lag_);
+  connect_.merge(other.connect_);
+  response_.merge(other.response_);
+  transfer_.merge(other.transfer_);
+  lifetime_.merge(other.lifetime_);
+  latency_intended_.merge(other.latency_intended_);
+  latency_actual_.merge(other.latency_actual_);
+  interval_replies_ += other.interval_replies_;
+  interval_errors_ += other.interval_errors_;
+  if (samples_.size() < other.samples_.size()) samples_.resize(other.samples_.size());
+  for (std::size_t i = 0; i < other.samples_.size(); ++i) {
+    samples_[i].length = std::max(samples_[i].length, other.samples_[i].length);
+    samples_[i].replies += other.samples_[i].replies;
+    samples_[i].errors += other.samples_[i].errors;
+  }
+}
+
+std::uint64_t Collector::errors_total() const {
+  return std::accumulate(errors_.begin(), errors_.end(), std::uint64_t{0});
+}
+
+double Collector::last_reply_rate_per_s() const {
+  if (samples_.empty() || samples_.back().length <= Duration::zero()) return 0;
+  return static_cast<double>(samples_.back().replies) / to_s(samples_.back().length);
+}
+
+}  // namespace rateperf::stats

@@ -1,0 +1,119 @@
+#include "stats/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "stats/collector.hpp"
+
+namespace rateperf::stats {
+
+namespace {
+
+double per(double numerator, double denominator) {
+  return denominator > 0 ? numerator / denominator : 0;
+}
+
+double ns_to_ms(double ns) { return ns / 1e6; }
+
+MsFigures ms_figures(const Histogram& h) {
+  MsFigures f;
+  f.count = h.count();
+  if (f.count == 0) return f;
+  f.min_ms = ns_to_ms(static_cast<double>(h.min()));
+  f.avg_ms = ns_to_ms(h.mean());
+  f.max_ms = ns_to_ms(static_cast<double>(h.max()));
+  f.median_ms = ns_to_ms(static_cast<double>(h.percentile(50)));
+  f.stddev_ms = ns_to_ms(h.stddev());
+  return f;
+}
+
+}  // namespace
+
+// Reads the collector's private counts (a friend), so that Collector's interface stays the
+// lifecycle events.
+struct SummaryBuilder {
+  static Summary build(const Collector& c, const RunInfo& run) {
+    Summary s;
+    s.command_line = run.command_line;
+    s.max_burst = c.max_burst_;
+    s.arrivals = c.arrivals_;
+    s.connections = c.connections_;
+    s.requests = c.requests_;
+    s.replies = c.replies_;
+    s.duration_s = std::max(0.0, to_s(run.end - run.start));
+
+    s.connection_rate_per_s = per(static_cast<double>(s.connections), s.duration_s);
+    s.ms_per_connection = per(1000.0, s.connection_rate_per_s);
+    s.max_concurrent = c.max_open_;
+    s.connection_time = ms_figures(c.lifetime_);
+    s.connect_count = c.connects_;
+    s.connect_avg_ms = ns_to_ms(c.connect_.mean());
+    s.replies_per_connection = per(static_cast<double>(c.replies_on_answered_connections_),
+                                   static_cast<double>(c.connections_with_reply_));
+
+    s.request_rate_per_s = per(static_cast<double>(s.requests), s.duration_s);
+    s.ms_per_request = per(1000.0, s.request_rate_per_s);
+    s.request_size_avg_bytes =
+        per(static_cast<double>(c.request_bytes_), static_cast<double>(s.requests));
+
+    // httperf's reply rate: the mean, extremes and spread of the per-interval samples.
+    const auto& samples = c.samples_;
+    s.reply_rate_samples = samples.size();
+    if (!samples.empty()) {
+      double sum = 0, sum_squares = 0;
+      s.reply_rate_min = INFINITY;
+      for (const auto& sample : samples) {
+        const double rate = per(static_cast<double>(sample.replies), to_s(sample.length));
+        sum += rate;
+        sum_squares += rate * rate;
+        s.reply_rate_min = std::min(s.reply_rate_min, rate);
+        s.reply_rate_max = std::max(s.reply_rate_max, rate);
+      }
+      const double n = static_cast<double>(samples.size());
+      s.reply_rate_avg = sum / n;
+      // httperf's stddev of the samples uses n - 1.
+      if (samples.size() > 1) {
+        s.reply_rate_stddev =
+            std::sqrt(std::max(0.0, (sum_squares - sum * sum / n) / (n - 1)));
+      }
+    }
+
+    s.response_avg_ms = ns_to_ms(c.response_.mean());
+    s.transfer_avg_ms = ns_to_ms(c.transfer_.mean());
+
+    const double replies = static_cast<double>(s.replies);
+    s.reply_header_avg_bytes = per(static_cast<double>(c.reply_header_bytes_), replies);
+    s.reply_content_avg_bytes = per(static_cast<double>(c.reply_body_bytes_), replies);
+    s.reply_footer_avg_bytes = per(static_cast<double>(c.reply_footer_bytes_), replies);
+    s.reply_total_avg_bytes =
+        s.reply_header_avg_bytes + s.reply_content_avg_bytes + s.reply_footer_avg_bytes;
+    s.status_classes = c.status_classes_;
+
+    s.cpu_user_s = run.cpu_user_s;
+    s.cpu_system_s = run.cpu_system_s;
+    s.cpu_user_percent = per(100.0 * run.cpu_user_s, s.duration_s);
+    s.cpu_system_percent = per(100.0 * run.cpu_system_s, s.duration_s);
+    s.cpu_total_percent = s.cpu_user_percent + s.cpu_system_percent;
+
+    const double bytes = static_cast<double>(c.request_bytes_ + c.reply_header_bytes_ +
+                                             c.reply_body_bytes_ + c.reply_footer_bytes_);
+    s.net_io_kb_per_s = per(bytes, s.duration_s) / 1024.0;
+    s.net_io_mbit_per_s = per(bytes * 8.0, s.duration_s) / 1e6;
+
+    s.errors = c.errors_;
+    s.errors_total = c.errors_total();
+
+    s.offered_rate_per_s = run.offered_rate_per_s;
+    if (s.arrivals > 0) s.issue_window_s = std::max(0.0, to_s(run.last_arrival - run.first_arrival));
+    s.issued_rate_per_s =
+        s.arrivals > 1 ? per(static_cast<double>(s.arrivals - 1), s.issue_window_s) : 0;
+    s.interrupted = run.interrupted;
+    return s;
+  }
+};
+
+Summary summarize(const Collector& collector, const RunInfo& run) {
+  return SummaryBuilder::build(collector, run);
+}
+
+}  // namespace rateperf::stats

@@ -1,0 +1,106 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "engine/errors.hpp"
+
+namespace rateperf::stats {
+
+// Mean, spread and extremes of one measure, in milliseconds. count 0: every figure is 0.
+struct MsFigures {
+  std::uint64_t count = 0;
+  double min_ms = 0;
+  double avg_ms = 0;
+  double max_ms = 0;
+  double median_ms = 0;
+  double stddev_ms = 0;
+};
+
+// Everything a report prints about a finished run, as plain values: collectors and the run's
+// bookkeeping fill it (stats::summarize), reporters only format it. Units are in the names.
+struct Summary {
+  std::string command_line;  // the normalised command line (options::echo_command_line)
+
+  std::uint64_t max_burst = 0;  // most arrivals issued in one wake-up of the client
+
+  std::uint64_t arrivals = 0;     // arrivals taken from the schedule
+  std::uint64_t connections = 0;  // sockets for which connect() was started
+  std::uint64_t requests = 0;     // requests fully written
+  std::uint64_t replies = 0;      // replies received (the sum of the status classes)
+  double duration_s = 0;          // start of the run to the end of the last connection
+
+  double connection_rate_per_s = 0;  // connections / duration_s
+  double ms_per_connection = 0;      // 1000 / connection_rate_per_s (0 when no connection)
+  std::uint64_t max_concurrent = 0;  // most connections open at once
+
+  MsFigures connection_time;  // connecting -> closed, connections with at least one reply
+  double connect_avg_ms = 0;  // mean time to establish a connection
+  std::uint64_t connect_count = 0;
+  double replies_per_connection = 0;  // replies per connection that got at least one reply
+
+  double request_rate_per_s = 0;  // requests / duration_s
+  double ms_per_request = 0;
+  double request_size_avg_bytes = 0;
+
+  // Reply rate samples (httperf: every 5 s): min, mean of the samples, max, stddev, count.
+  double reply_rate_min = 0;
+  double reply_rate_avg = 0;
+  double reply_rate_max = 0;
+  double reply_rate_stddev = 0;
+  std::uint64_t reply_rate_samples = 0;
+
+  double response_avg_ms = 0;  // first reply byte - start of sending the request
+  double transfer_avg_ms = 0;  // reply complete - first reply byte
+
+  double reply_header_avg_bytes = 0;
+  double reply_content_avg_bytes = 0;
+  double reply_footer_avg_bytes = 0;
+  double reply_total_avg_bytes = 0;
+  std::array<std::uint64_t, 5> status_classes{};  // 1xx .. 5xx
+
+  double cpu_user_s = 0;
+  double cpu_system_s = 0;
+  double cpu_user_percent = 0;  // of duration_s
+  double cpu_system_percent = 0;
+  double cpu_total_percent = 0;
+
+  double net_io_kb_per_s = 0;    // (request + reply bytes) / duration_s / 1024
+  double net_io_mbit_per_s = 0;  // the same in 10^6 bit/s
+
+  ErrorCounts errors{};            // per kind
+  std::uint64_t errors_total = 0;  // the sum over all kinds
+
+  // rateperf's own figures, which httperf lacks.
+  double offered_rate_per_s = 0;  // the schedule's mean rate (0: sequential)
+  double issue_window_s = 0;      // first to last arrival
+  double issued_rate_per_s = 0;   // arrivals / issue window (0 with one arrival)
+  bool interrupted = false;       // stopped by SIGINT/SIGTERM before the schedule's end
+};
+
+}  // namespace rateperf::stats
+
+#include "schedule/clock.hpp"
+
+namespace rateperf::stats {
+
+class Collector;
+
+// What the run itself knows, beside the collectors' counts.
+struct RunInfo {
+  std::string command_line;
+  TimePoint start{};          // the run's start: the first arrival's intended time
+  TimePoint end{};            // the end of the last connection (or the last arrival)
+  TimePoint first_arrival{};  // actual start of the first and of the last arrival
+  TimePoint last_arrival{};
+  double cpu_user_s = 0;  // the client's own CPU time over the run
+  double cpu_system_s = 0;
+  double offered_rate_per_s = 0;  // the schedule's mean rate; 0: sequential
+  bool interrupted = false;
+};
+
+// Turns the merged counts of a run into the figures the reports print.
+Summary summarize(const Collector& collector, const RunInfo& run);
+
+}  // namespace rateperf::stats

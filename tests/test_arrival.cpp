@@ -1,0 +1,248 @@
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "options/config.hpp"
+#include "schedule/arrival.hpp"
+
+using namespace std::chrono_literals;
+using rateperf::Duration;
+using rateperf::TimePoint;
+using rateperf::options::Period;
+using rateperf::options::PeriodKind;
+using rateperf::options::PeriodStep;
+using rateperf::schedule::ArrivalProcess;
+using rateperf::schedule::Timeline;
+
+namespace {
+
+Period deterministic(Duration mean) {
+  Period period;
+  period.kind = PeriodKind::deterministic;
+  period.mean = mean;
+  return period;
+}
+
+Period exponential(Duration mean) {
+  Period period;
+  period.kind = PeriodKind::exponential;
+  period.mean = mean;
+  return period;
+}
+
+Period uniform(Duration low, Duration high) {
+  Period period;
+  period.kind = PeriodKind::uniform;
+  period.low = low;
+  period.high = high;
+  return period;
+}
+
+// An arbitrary but fixed origin, far from zero, as steady_clock readings are.
+const TimePoint kStart = TimePoint{} + 12345s;
+
+struct Moments {
+  double mean_ns;
+  double variance_ns2;
+};
+
+Moments moments(const std::vector<Duration>& gaps) {
+  double sum = 0;
+  for (Duration gap : gaps) sum += static_cast<double>(gap.count());
+  const double mean = sum / static_cast<double>(gaps.size());
+  double squares = 0;
+  for (Duration gap : gaps) {
+    const double d = static_cast<double>(gap.count()) - mean;
+    squares += d * d;
+  }
+  return {mean, squares / static_cast<double>(gaps.size() - 1)};
+}
+
+std::vector<Duration> draw(ArrivalProcess& process, std::size_t n) {
+  std::vector<Duration> gaps;
+  gaps.reserve(n);
+  Duration since_start{};
+  for (std::size_t i = 0; i < n; ++i) {
+    gaps.push_back(process.next_gap(since_start));
+    since_start += gaps.back();
+  }
+  return gaps;
+}
+
+}  // namespace
+
+TEST_SUITE("arrival") {
+  TEST_CASE("a deterministic rate gives exact gaps and no drift over a long run") {
+    // --rate 300: the options turn it into a 3333333 ns period.
+    const Duration gap = rateperf::from_s(1.0 / 300);
+    REQUIRE(gap == 3333333ns);
+    Timeline timeline(deterministic(gap), 1, 1000, kStart);
+    CHECK(timeline.total() == 1000);
+    CHECK_FALSE(timeline.done());
+    CHECK(timeline.next_due() == kStart);
+
+    TimePoint previous = timeline.take();
+    CHECK(previous == kStart);
+    while (!timeline.done()) {
+      const TimePoint t = timeline.take();
+      CHECK(t - previous == gap);
+      previous = t;
+    }
+    CHECK(timeline.issued() == 1000);
+    CHECK(previous == kStart + 999 * gap);
+  }
+
+  TEST_CASE("taking arrivals late or in bursts does not shift the timeline") {
+    // The timeline has no notion of now: whether the caller takes arrivals one by one on time or
+    // a hundred at once after a stall, each keeps its intended time.
+    const Duration gap = 1ms;
+    Timeline timeline(deterministic(gap), 1, 300, kStart);
+    std::vector<TimePoint> intended;
+    for (int burst : {1, 100, 7, 1, 150, 41}) {
+      for (int i = 0; i < burst; ++i) intended.push_back(timeline.take());
+    }
+    REQUIRE(timeline.done());
+    REQUIRE(intended.size() == 300);
+    for (std::size_t i = 0; i < intended.size(); ++i) {
+      CHECK(intended[i] == kStart + static_cast<std::int64_t>(i) * gap);
+    }
+  }
+
+  TEST_CASE("Poisson arrivals have exponential gaps: mean and variance match") {
+    const Duration mean = 1ms;
+    ArrivalProcess process(exponential(mean), 42);
+    const auto gaps = draw(process, 100000);
+    const Moments m = moments(gaps);
+    const double expected = static_cast<double>(mean.count());
+    // With 100000 gaps the standard error of the mean is 0.3 % and that of the variance about
+    // 0.9 %; the bounds are over three standard errors.
+    CHECK(std::abs(m.mean_ns / expected - 1) < 0.01);
+    CHECK(std::abs(m.variance_ns2 / (expected * expected) - 1) < 0.03);
+    // An exponential's median is mean * ln 2: this tells it from other shapes with the same
+    // mean and variance.
+    std::size_t below_median = 0;
+    for (Duration gap : gaps) {
+      if (static_cast<double>(gap.count()) < expected * std::log(2.0)) ++below_median;
+    }
+    CHECK(std::abs(static_cast<double>(below_median) / 100000.0 - 0.5) < 0.01);
+    for (Duration gap : gaps) REQUIRE(gap >= Duration::zero());
+  }
+
+  TEST_CASE("the same seed gives the same gaps, another seed different ones") {
+    ArrivalProcess a(exponential(2ms), 7);
+    ArrivalProcess b(exponential(2ms), 7);
+    ArrivalProcess c(exponential(2ms), 8);
+    const auto gaps_a = draw(a, 1000);
+    const auto gaps_b = draw(b, 1000);
+    const auto gaps_c = draw(c, 1000);
+    CHECK(gaps_a == gaps_b);
+    CHECK(gaps_a != gaps_c);
+
+    ArrivalProcess u1(uniform(1ms, 3ms), 99);
+    ArrivalProcess u2(uniform(1ms, 3ms), 99);
+    CHECK(draw(u1, 1000) == draw(u2, 1000));
+  }
+
+  TEST_CASE("a seeded Poisson timeline is reproducible end to end") {
+    Timeline first(exponential(3ms), 5, 500, kStart);
+    Timeline second(exponential(3ms), 5, 500, kStart);
+    TimePoint last_first{};
+    TimePoint last_second{};
+    while (!first.done()) last_first = first.take();
+    while (!second.done()) last_second = second.take();
+    CHECK(last_first == last_second);
+    // 499 gaps of 3 ms on average: the run lasts about 1.5 s.
+    CHECK(rateperf::to_s(last_first - kStart) == doctest::Approx(1.497).epsilon(0.15));
+  }
+
+  TEST_CASE("uniform gaps stay in [low, high) with the midpoint as mean") {
+    const Duration low = 2ms;
+    const Duration high = 6ms;
+    ArrivalProcess process(uniform(low, high), 3);
+    const auto gaps = draw(process, 100000);
+    Duration smallest = gaps.front();
+    Duration largest = gaps.front();
+    for (Duration gap : gaps) {
+      smallest = std::min(smallest, gap);
+      largest = std::max(largest, gap);
+    }
+    CHECK(smallest >= low);
+    CHECK(largest < high);
+    // The whole interval is used, not a corner of it.
+    CHECK(smallest < low + 10us);
+    CHECK(largest > high - 10us);
+    const Moments m = moments(gaps);
+    CHECK(m.mean_ns == doctest::Approx(4e6).epsilon(0.01));
+    // A uniform's variance is (high - low)^2 / 12.
+    CHECK(m.variance_ns2 == doctest::Approx(16e12 / 12).epsilon(0.03));
+  }
+
+  TEST_CASE("a uniform period with low == high is deterministic") {
+    ArrivalProcess process(uniform(5ms, 5ms), 1);
+    for (Duration gap : draw(process, 100)) CHECK(gap == 5ms);
+  }
+
+  TEST_CASE("variable steps switch at their boundaries and cycle") {
+    Period period;
+    period.kind = PeriodKind::variable;
+    period.steps = {PeriodStep{10ms, 100ms}, PeriodStep{25ms, 100ms}, PeriodStep{1ms, 5ms}};
+    ArrivalProcess process(period, 1);
+    // The step is chosen by schedule time modulo the 205 ms cycle.
+    CHECK(process.next_gap(0ms) == 10ms);
+    CHECK(process.next_gap(99ms) == 10ms);
+    CHECK(process.next_gap(99999999ns) == 10ms);
+    CHECK(process.next_gap(100ms) == 25ms);
+    CHECK(process.next_gap(199ms) == 25ms);
+    CHECK(process.next_gap(200ms) == 1ms);
+    CHECK(process.next_gap(204ms) == 1ms);
+    CHECK(process.next_gap(205ms) == 10ms);
+    CHECK(process.next_gap(305ms) == 25ms);
+    CHECK(process.next_gap(205ms * 7 + 202ms) == 1ms);
+
+    // Through a timeline: 10 arrivals in the first 100 ms, then 4 (at 100, 125, 150, 175), one
+    // at 200 ms (its gap is 1 ms), then the cycle restarts at 201..204 and 205 ms.
+    Timeline timeline(period, 1, 25, kStart);
+    std::vector<Duration> offsets;
+    while (!timeline.done()) offsets.push_back(timeline.take() - kStart);
+    const std::vector<Duration> expected = {
+        0ms,   10ms,  20ms,  30ms,  40ms,  50ms,  60ms,  70ms,  80ms,  90ms,  100ms, 125ms, 150ms,
+        175ms, 200ms, 201ms, 202ms, 203ms, 204ms, 205ms, 215ms, 225ms, 235ms, 245ms, 255ms};
+    CHECK(offsets == expected);
+  }
+
+  TEST_CASE("stop() ends the schedule and keeps the count") {
+    Timeline timeline(deterministic(1ms), 1, 100, kStart);
+    for (int i = 0; i < 10; ++i) timeline.take();
+    CHECK_FALSE(timeline.done());
+    timeline.stop();
+    CHECK(timeline.done());
+    CHECK(timeline.issued() == 10);
+    CHECK(timeline.total() == 10);
+  }
+
+  TEST_CASE("an empty schedule is done at once") {
+    Timeline timeline(deterministic(1ms), 1, 0, kStart);
+    CHECK(timeline.done());
+    CHECK(timeline.issued() == 0);
+  }
+
+  TEST_CASE("sequential mode: the next arrival is due when due_at() says") {
+    const Period period = deterministic(Duration::zero());
+    REQUIRE(period.sequential());
+    Timeline timeline(period, 1, 3, kStart);
+    CHECK(timeline.take() == kStart);
+    // With a zero gap the next one is due at once until the engine says when the previous
+    // connection ended.
+    CHECK(timeline.next_due() == kStart);
+    timeline.due_at(kStart + 17ms);
+    CHECK(timeline.next_due() == kStart + 17ms);
+    CHECK(timeline.take() == kStart + 17ms);
+    timeline.due_at(kStart + 40ms);
+    CHECK(timeline.take() == kStart + 40ms);
+    CHECK(timeline.done());
+    CHECK(timeline.issued() == 3);
+  }
+}

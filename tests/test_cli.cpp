@@ -1,0 +1,139 @@
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using rateperf::test::ProcessResult;
+using rateperf::test::run_process;
+
+// The binary under test: meson passes its path in RATEPERF_BIN.
+std::string binary() {
+  const char* path = std::getenv("RATEPERF_BIN");
+  REQUIRE_MESSAGE(path != nullptr, "RATEPERF_BIN must name the rateperf binary");
+  return path;
+}
+
+ProcessResult run(std::initializer_list<std::string> args) {
+  std::vector<std::string> argv{binary()};
+  argv.insert(argv.end(), args);
+  ProcessResult result = run_process(argv, 10s);
+  REQUIRE_FALSE(result.timed_out);
+  return result;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+// A bad command line: status 2, nothing on stdout, and exactly two lines on stderr, the error
+// (which names `names`) and the pointer to --help.
+void check_usage_error(std::initializer_list<std::string> args, const std::string& names) {
+  const ProcessResult r = run(args);
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK((!r.err.empty() && r.err.back() == '\n'));
+  const std::vector<std::string> lines = lines_of(r.err);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].rfind("rateperf: ", 0) == 0);
+  CHECK(lines[0].find(names) != std::string::npos);
+  CHECK(lines[1] == "Try 'rateperf --help'.");
+}
+
+}  // namespace
+
+TEST_SUITE("cli") {
+  TEST_CASE("bad numbers exit with status 2 and a one-line message naming the option") {
+    // The server is the loopback, so a rateperf that wrongly accepted a value and ran would
+    // only make one quick connection there, and fail the test with its status and its report.
+    const std::string s = "127.0.0.1";
+    check_usage_error({"--server", s, "--rate", "abc"}, "--rate: 'abc' is not a number");
+    check_usage_error({"--server", s, "--rate", "12abc"}, "--rate: '12abc' is not a number");
+    check_usage_error({"--server", s, "--rate", ""}, "--rate: '' is not a number");
+    check_usage_error({"--server", s, "--rate", "nan"}, "--rate: 'nan' is not a number");
+    check_usage_error({"--server", s, "--rate", "inf"}, "--rate: 'inf' is not a number");
+    check_usage_error({"--server", s, "--rate", "-5"}, "--rate: must not be negative (got -5)");
+    check_usage_error({"--server", s, "--num-conns", "0"}, "--num-conns: must be at least 1");
+    check_usage_error({"--server", s, "--num-calls", "2"}, "--num-calls: values above 1 need keep-alive");
+    check_usage_error({"--server", s, "--port", "70000"}, "--port: must be within 1..65535 (got 70000)");
+    check_usage_error({"--server", s, "--timeout", "-1"}, "--timeout: must not be negative");
+    check_usage_error({"--server", s, "--think-timeout", "soon"}, "--think-timeout: 'soon' is not a number");
+    check_usage_error({"--server", s, "--send-buffer", "0"}, "--send-buffer:");
+    check_usage_error({"--server", s, "--recv-buffer", "x"}, "--recv-buffer: 'x' is not a number");
+    check_usage_error({"--server", s, "--seed", "-3"}, "--seed: must not be negative");
+  }
+
+  TEST_CASE("other bad values exit with status 2, naming the option") {
+    const std::string s = "127.0.0.1";
+    check_usage_error({"--server", s, "--client", "3/2"},
+                      "--client: expected I/N with 0 <= I < N (got '3/2')");
+    check_usage_error({"--server", s, "--period", "u2,1"}, "--period: u needs T1 <= T2");
+    check_usage_error({"--server", s, "--period", "q1"}, "--period: unknown distribution 'q'");
+    check_usage_error({"--server", s, "--period", "v1,2,3"}, "--period: v takes pairs");
+    check_usage_error({"--server", s, "--rate", "5", "--period", "e1"}, "--rate and --period are exclusive");
+    check_usage_error({"--server", s, "--uri", "index.html"}, "--uri: must start with '/'");
+    check_usage_error({"--server", s, "--method", "GE T"}, "--method:");
+    check_usage_error({"--server", s, "--http-version", "2.0"}, "--http-version: expected 1.0 or 1.1");
+    check_usage_error({"--server", ""}, "--server: must not be empty");
+  }
+
+  TEST_CASE("Boost's own errors exit with status 2, naming the option") {
+    check_usage_error({"--bogus"}, "'--bogus'");
+    check_usage_error({"--rate"}, "'--rate'");
+    check_usage_error({"--rate", "1", "--rate", "2"}, "--rate: given more than once");
+    check_usage_error({"--verbose=1"}, "'--verbose'");
+  }
+
+  TEST_CASE("bad URLs exit with status 2, naming the URL") {
+    check_usage_error({"https://127.0.0.1/"}, "URL 'https://127.0.0.1/': only http:// URLs are supported");
+    check_usage_error({"ftp://127.0.0.1/"}, "URL 'ftp://127.0.0.1/'");
+    check_usage_error({"foo"}, "URL 'foo'");
+    check_usage_error({"http://127.0.0.1:0/"}, "URL 'http://127.0.0.1:0/'");
+    check_usage_error({"http://127.0.0.1/a", "http://127.0.0.1/b"}, "only one URL");
+  }
+
+  TEST_CASE("--help exits 0 and describes every option and the URL form") {
+    for (const std::string word : {"--help", "-h"}) {
+      const ProcessResult r = run({word});
+      CHECK(r.exit_code == 0);
+      CHECK(r.err.empty());
+      CHECK(r.out.rfind("Usage: rateperf", 0) == 0);
+      for (const char* option :
+           {"--server", "--port", "--uri", "--server-name", "--rate", "--period", "--num-conns",
+            "--num-calls", "--timeout", "--think-timeout", "--seed", "--method", "--add-header",
+            "--http-version", "--send-buffer", "--recv-buffer", "--verbose", "--client", "--help",
+            "--version", "http://"}) {
+        CAPTURE(option);
+        CHECK(r.out.find(option) != std::string::npos);
+      }
+    }
+  }
+
+  TEST_CASE("--version exits 0 and prints the program name and version") {
+    for (const std::string word : {"--version", "-V"}) {
+      const ProcessResult r = run({word});
+      CHECK(r.exit_code == 0);
+      CHECK(r.err.empty());
+      const std::vector<std::string> lines = lines_of(r.out);
+      REQUIRE(lines.size() == 1);
+      CHECK(lines[0].rfind("rateperf ", 0) == 0);
+      CHECK(lines[0].size() > std::string("rateperf ").size());
+    }
+  }
+}

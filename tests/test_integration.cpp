@@ -1,0 +1,185 @@
+// Runs the real rateperf binary against servers started inside the test, on 127.0.0.1, and
+// checks the counts a user reads in the report.
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "process.hpp"
+#include "test_server.hpp"
+
+namespace {
+
+using rateperf::test::closed_port;
+using rateperf::test::ProcessResult;
+using rateperf::test::run_process;
+using rateperf::test::ServerMode;
+using rateperf::test::TestServer;
+
+std::string binary() {
+  const char* path = std::getenv("RATEPERF_BIN");
+  REQUIRE_MESSAGE(path != nullptr, "RATEPERF_BIN must name the rateperf binary (meson sets it)");
+  return path;
+}
+
+// Runs rateperf against 127.0.0.1:port with the given extra arguments.
+ProcessResult run_rateperf(std::uint16_t port, std::vector<std::string> args,
+                       std::chrono::milliseconds limit = std::chrono::seconds(60)) {
+  std::vector<std::string> argv = {binary(), "--server", "127.0.0.1", "--port",
+                                   std::to_string(port)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv, limit);
+}
+
+// The text of the first report line that starts with `prefix` (empty if none).
+std::string line(const std::string& report, const std::string& prefix) {
+  std::size_t at = 0;
+  while (at < report.size()) {
+    const std::size_t end = report.find('\n', at);
+    const std::string current = report.substr(at, end == std::string::npos ? end : end - at);
+    if (current.rfind(prefix, 0) == 0) return current;
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return "";
+}
+
+// The number that follows `label` on the line that starts with `prefix`.
+double figure(const std::string& report, const std::string& prefix, const std::string& label) {
+  const std::string text = line(report, prefix);
+  const std::regex pattern(label + R"(\s*([-0-9.]+))");
+  std::smatch match;
+  REQUIRE_MESSAGE(std::regex_search(text, match, pattern),
+                  "no '" << label << "' in line '" << prefix << "' of:\n" << report);
+  return std::stod(match[1].str());
+}
+
+}  // namespace
+
+TEST_SUITE("integration") {
+  TEST_CASE("every connection gets its reply, counted by status class") {
+    TestServer server(ServerMode::reply, {200, 301, 404, 500});
+    const ProcessResult run = run_rateperf(server.port(), {"--rate", "200", "--num-conns", "40",
+                                                       "--timeout", "5"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(line(run.out, "Total:").rfind("Total: connections 40 requests 40 replies 40 test-duration", 0) == 0);
+    CHECK(line(run.out, "Reply status:") == "Reply status: 1xx=0 2xx=10 3xx=10 4xx=10 5xx=10");
+    CHECK(figure(run.out, "Errors: total", "total") == 0);
+    CHECK(server.requests() == 40);
+    // The schedule: 40 arrivals 5 ms apart take 195 ms; the rate is the one asked for.
+    CHECK(figure(run.out, "Connection rate:", "Connection rate:") > 100);
+    CHECK(figure(run.out, "Reply size [B]:", "content") == doctest::Approx(6.0));
+  }
+
+  TEST_CASE("a server that never answers: every connection ends as client-timo") {
+    TestServer server(ServerMode::never_answer);
+    const auto started = std::chrono::steady_clock::now();
+    const ProcessResult run = run_rateperf(server.port(), {"--rate", "20", "--num-conns", "5",
+                                                       "--timeout", "0.5"});
+    const double elapsed_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(line(run.out, "Total:").rfind("Total: connections 5 requests 5 replies 0", 0) == 0);
+    CHECK(line(run.out, "Errors: total").rfind("Errors: total 5 client-timo 5 socket-timo 0 "
+                                              "connrefused 0 connreset 0", 0) == 0);
+    // The schedule (0.2 s) plus the timeout (0.5 s), with room for a slow machine.
+    CHECK(elapsed_s < 5.0);
+    CHECK(figure(run.out, "Total:", "test-duration") >= 0.5);
+  }
+
+  TEST_CASE("a closed port: every connection is refused") {
+    const ProcessResult run = run_rateperf(closed_port(), {"--rate", "50", "--num-conns", "6",
+                                                       "--timeout", "2"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(line(run.out, "Errors: total").rfind("Errors: total 6 client-timo 0 socket-timo 0 "
+                                              "connrefused 6 connreset 0", 0) == 0);
+    CHECK(figure(run.out, "Total:", "replies") == 0);
+  }
+
+  TEST_CASE("a server that resets: every connection is connreset") {
+    TestServer server(ServerMode::reset);
+    const ProcessResult run = run_rateperf(server.port(), {"--rate", "50", "--num-conns", "6",
+                                                       "--timeout", "2"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(line(run.out, "Errors: total").rfind("Errors: total 6 client-timo 0 socket-timo 0 "
+                                              "connrefused 0 connreset 6", 0) == 0);
+    CHECK(figure(run.out, "Total:", "connections") == 6);
+  }
+
+  TEST_CASE("rate 0 runs one connection after another") {
+    TestServer server(ServerMode::reply);
+    const ProcessResult run = run_rateperf(server.port(), {"--num-conns", "25", "--timeout", "5"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(figure(run.out, "Total:", "replies") == 25);
+    CHECK(line(run.out, "Connection rate:").find("<=1 concurrent connections") !=
+          std::string::npos);
+  }
+
+  TEST_CASE("open loop: arrivals keep coming while the server is slow") {
+    // 200 ms per reply at 50 conn/s: a closed-loop client would hold one connection at a time;
+    // rateperf keeps issuing on schedule, so about ten are open at once.
+    TestServer server(ServerMode::reply, {200}, "slow\n", 200);
+    const ProcessResult run = run_rateperf(server.port(), {"--rate", "50", "--num-conns", "25",
+                                                       "--timeout", "5"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(figure(run.out, "Total:", "replies") == 25);
+    CHECK(figure(run.out, "Connection rate:", "<=") >= 5);
+    const double response_ms = figure(run.out, "Reply time [ms]:", "response");
+    CHECK(response_ms >= 190);
+    CHECK(response_ms < 1000);
+  }
+
+  TEST_CASE("SIGINT stops the schedule and still prints the report") {
+    TestServer server(ServerMode::reply);
+    const std::string path = binary();
+    const std::string port = std::to_string(server.port());
+    int out_pipe[2];
+    REQUIRE(::pipe(out_pipe) == 0);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::dup2(out_pipe[1], STDOUT_FILENO);
+      ::close(out_pipe[0]);
+      ::close(out_pipe[1]);
+      ::execl(path.c_str(), path.c_str(), "--server", "127.0.0.1", "--port", port.c_str(),
+              "--rate", "20", "--num-conns", "1000", "--timeout", "2", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(out_pipe[1]);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    ::kill(pid, SIGINT);
+    std::string out;
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(out_pipe[0], buffer, sizeof buffer)) > 0) {
+      out.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(out_pipe[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    INFO(out);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    const double connections = figure(out, "Total:", "connections");
+    CHECK(connections >= 5);
+    CHECK(connections < 100);
+    CHECK(figure(out, "Total:", "replies") + figure(out, "Errors: total", "total") ==
+          connections);
+    CHECK(out.find("interrupted") != std::string::npos);
+  }
+}

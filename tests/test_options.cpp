@@ -1,0 +1,376 @@
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "options/options.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using rateperf::Duration;
+using rateperf::options::Action;
+using rateperf::options::Config;
+using rateperf::options::echo_command_line;
+using rateperf::options::Parsed;
+using rateperf::options::PeriodKind;
+using rateperf::options::UsageError;
+
+// Parses a command line given as words, "rateperf" being prepended as argv[0].
+Parsed parse_words(std::initializer_list<const char*> words) {
+  std::vector<const char*> argv{"rateperf"};
+  argv.insert(argv.end(), words);
+  return rateperf::options::parse(static_cast<int>(argv.size()), argv.data());
+}
+
+Config config_of(std::initializer_list<const char*> words) {
+  Parsed parsed = parse_words(words);
+  REQUIRE(parsed.action == Action::run);
+  return parsed.config;
+}
+
+// The message of the UsageError a command line throws; fails the test when none is thrown.
+std::string usage_error(std::initializer_list<const char*> words) {
+  try {
+    parse_words(words);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  FAIL("no UsageError was thrown");
+  return {};
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_SUITE("options") {
+  TEST_CASE("an empty command line gives httperf's defaults: one sequential connection") {
+    const Config c = config_of({});
+    CHECK(c.server == "localhost");
+    CHECK(c.port == 80);
+    CHECK(c.uri == "/");
+    CHECK(c.server_name.empty());
+    CHECK(c.period.sequential());
+    CHECK(c.rate_per_s == 0);
+    CHECK_FALSE(c.rate_given);
+    CHECK_FALSE(c.period_given);
+    CHECK(c.num_conns == 1);
+    CHECK(c.num_calls == 1);
+    CHECK(c.timeout == Duration::zero());
+    CHECK(c.think_timeout == Duration::zero());
+    CHECK(c.method == "GET");
+    CHECK(c.add_headers.empty());
+    CHECK(c.http_version == "1.1");
+    CHECK(c.send_buffer_bytes == 4096);
+    CHECK(c.recv_buffer_bytes == 16384);
+    CHECK_FALSE(c.send_buffer_given);
+    CHECK_FALSE(c.recv_buffer_given);
+    CHECK(c.client_id == 0);
+    CHECK(c.client_count == 1);
+    CHECK(c.seed == 1);
+    CHECK_FALSE(c.seed_given);
+    CHECK(c.verbose == 0);
+    CHECK(c.argv0 == "rateperf");
+  }
+
+  TEST_CASE("each option lands in Config, durations in their unit") {
+    const Config c = config_of({"--server", "10.0.0.1", "--port", "8080", "--uri", "/a/b?c=d",
+                                "--server-name", "example.org", "--num-conns", "40000",
+                                "--num-calls", "1", "--timeout", "2.5", "--think-timeout", "0.25",
+                                "--method", "POST", "--add-header", "X-A: 1", "--add-header",
+                                "X-B: 2\\n", "--http-version", "1.0", "--send-buffer", "1000",
+                                "--recv-buffer", "2000", "--client", "2/5", "--seed", "99", "-v",
+                                "--verbose"});
+    CHECK(c.server == "10.0.0.1");
+    CHECK(c.port == 8080);
+    CHECK(c.uri == "/a/b?c=d");
+    CHECK(c.server_name == "example.org");
+    CHECK(c.num_conns == 40000);
+    CHECK(c.timeout == 2500ms);
+    CHECK(c.timeout_s == 2.5);
+    CHECK(c.think_timeout == 250ms);
+    CHECK(c.think_timeout_s == 0.25);
+    CHECK(c.method == "POST");
+    CHECK(c.add_headers == std::vector<std::string>{"X-A: 1", "X-B: 2\\n"});
+    CHECK(c.http_version == "1.0");
+    CHECK(c.send_buffer_bytes == 1000);
+    CHECK(c.recv_buffer_bytes == 2000);
+    CHECK(c.send_buffer_given);
+    CHECK(c.recv_buffer_given);
+    CHECK(c.client_id == 2);
+    CHECK(c.client_count == 5);
+    CHECK(c.seed == 99);
+    CHECK(c.seed_given);
+    CHECK(c.verbose == 2);
+  }
+
+  TEST_CASE("the --name=value form and short option bundles work") {
+    const Config c = config_of({"--rate=10", "--num-conns=3", "-vvv"});
+    CHECK(c.rate_per_s == 10);
+    CHECK(c.num_conns == 3);
+    CHECK(c.verbose == 3);
+  }
+
+  TEST_CASE("--rate gives a deterministic period of 1/rate") {
+    const Config c = config_of({"--rate", "300"});
+    CHECK(c.rate_given);
+    CHECK(c.rate_per_s == 300);
+    CHECK(c.period.kind == PeriodKind::deterministic);
+    CHECK(c.period.mean == Duration(3333333));
+    CHECK_FALSE(c.period.sequential());
+
+    // Seconds are rounded to the nearest nanosecond, not truncated: 1/3 s is 333333333.3 ns
+    // and 1/7 s is 142857142.86 ns.
+    CHECK(config_of({"--rate", "3"}).period.mean == Duration(333333333));
+    CHECK(config_of({"--rate", "7"}).period.mean == Duration(142857143));
+    CHECK(config_of({"--rate", "0.5"}).period.mean == 2s);
+  }
+
+  TEST_CASE("--rate 0 is sequential") {
+    const Config c = config_of({"--rate", "0"});
+    CHECK(c.rate_given);
+    CHECK(c.period.sequential());
+    CHECK(c.rate_per_s == 0);
+  }
+
+  TEST_CASE("--period d, or no letter, is a fixed gap") {
+    for (const char* text : {"d0.2", "0.2"}) {
+      CAPTURE(text);
+      const Config c = config_of({"--period", text});
+      CHECK(c.period_given);
+      CHECK(c.period_text == text);
+      CHECK(c.period.kind == PeriodKind::deterministic);
+      CHECK(c.period.mean == 200ms);
+      CHECK(c.rate_per_s == doctest::Approx(5));
+    }
+    CHECK(config_of({"--period", "d0"}).period.sequential());
+  }
+
+  TEST_CASE("--period e is exponential with the given mean") {
+    const Config c = config_of({"--period", "e0.004"});
+    CHECK(c.period.kind == PeriodKind::exponential);
+    CHECK(c.period.mean == 4ms);
+    CHECK(c.rate_per_s == doctest::Approx(250));
+  }
+
+  TEST_CASE("--period u is uniform over [T1,T2), at the rate of the mean gap") {
+    const Config c = config_of({"--period", "u1,3"});
+    CHECK(c.period.kind == PeriodKind::uniform);
+    CHECK(c.period.low == 1s);
+    CHECK(c.period.high == 3s);
+    CHECK(c.rate_per_s == doctest::Approx(0.5));
+    // Equal bounds are allowed: every gap is then T1.
+    const Config fixed = config_of({"--period", "u0.5,0.5"});
+    CHECK(fixed.period.low == 500ms);
+    CHECK(fixed.period.high == 500ms);
+    CHECK(fixed.rate_per_s == doctest::Approx(2));
+  }
+
+  TEST_CASE("--period v steps through gap,length pairs at their time-weighted rate") {
+    const Config c = config_of({"--period", "v0.1,2,0.01,3"});
+    CHECK(c.period.kind == PeriodKind::variable);
+    REQUIRE(c.period.steps.size() == 2);
+    CHECK(c.period.steps[0].gap == 100ms);
+    CHECK(c.period.steps[0].length == 2s);
+    CHECK(c.period.steps[1].gap == 10ms);
+    CHECK(c.period.steps[1].length == 3s);
+    // 20 arrivals in the first 2 s, 300 in the next 3 s: 320 in 5 s.
+    CHECK(c.rate_per_s == doctest::Approx(64));
+    CHECK(config_of({"--period", "v0.5,1"}).period.steps.size() == 1);
+  }
+
+  TEST_CASE("a URL sets server, port and uri") {
+    Config c = config_of({"http://example.org:8080/index.html?q=1&r=2"});
+    CHECK(c.server == "example.org");
+    CHECK(c.port == 8080);
+    CHECK(c.uri == "/index.html?q=1&r=2");
+
+    c = config_of({"http://example.org"});
+    CHECK(c.server == "example.org");
+    CHECK(c.port == 80);
+    CHECK(c.uri == "/");
+
+    c = config_of({"http://example.org?x=1#section"});
+    CHECK(c.uri == "/?x=1");
+
+    // An IPv6 literal loses its brackets, which getaddrinfo() does not take.
+    c = config_of({"http://[::1]:8081/v6"});
+    CHECK(c.server == "::1");
+    CHECK(c.port == 8081);
+    CHECK(c.uri == "/v6");
+    CHECK(config_of({"http://[fe80::1]"}).port == 80);
+    CHECK(config_of({"--server", "[::1]"}).server == "::1");
+  }
+
+  TEST_CASE("explicit --server, --port and --uri override the URL's parts, in any order") {
+    const Config c = config_of({"--port", "9090", "http://a.example:8080/x", "--uri", "/y"});
+    CHECK(c.server == "a.example");
+    CHECK(c.port == 9090);
+    CHECK(c.uri == "/y");
+    CHECK(config_of({"http://a.example/x", "--server", "b.example"}).server == "b.example");
+  }
+
+  TEST_CASE("without --seed, the seed follows --client so that clients differ and runs repeat") {
+    CHECK(config_of({"--client", "0/4"}).seed == 1);
+    CHECK(config_of({"--client", "3/4"}).seed == 4);
+    CHECK(config_of({"--client", "3/4", "--seed", "0"}).seed == 0);
+  }
+
+  TEST_CASE("--help and --version return their text instead of a run") {
+    for (const char* word : {"--help", "-h"}) {
+      const Parsed parsed = parse_words({word});
+      CHECK(parsed.action == Action::help);
+      for (const char* option :
+           {"--server", "--port", "--uri", "--server-name", "--rate", "--period", "--num-conns",
+            "--num-calls", "--timeout", "--think-timeout", "--seed", "--method", "--add-header",
+            "--http-version", "--send-buffer", "--recv-buffer", "--verbose", "--client", "--help",
+            "--version", "http://"}) {
+        CAPTURE(option);
+        CHECK(contains(parsed.text, option));
+      }
+    }
+    for (const char* word : {"--version", "-V"}) {
+      const Parsed parsed = parse_words({word});
+      CHECK(parsed.action == Action::version);
+      CHECK(parsed.text.rfind("rateperf ", 0) == 0);
+    }
+    // Help wins over a bad value elsewhere: a user asking for help gets it.
+    CHECK(parse_words({"--rate", "abc", "--help"}).action == Action::help);
+  }
+
+  TEST_CASE("bad numbers are refused with a message naming the option") {
+    CHECK(usage_error({"--rate", "abc"}) == "--rate: 'abc' is not a number");
+    CHECK(usage_error({"--rate", "12abc"}) == "--rate: '12abc' is not a number");
+    CHECK(usage_error({"--rate", ""}) == "--rate: '' is not a number");
+    CHECK(usage_error({"--rate", "nan"}) == "--rate: 'nan' is not a number");
+    CHECK(usage_error({"--rate", "inf"}) == "--rate: 'inf' is not a number");
+    CHECK(usage_error({"--rate", "-5"}) == "--rate: must not be negative (got -5)");
+    CHECK(usage_error({"--rate=-5"}) == "--rate: must not be negative (got -5)");
+    CHECK(usage_error({"--num-conns", "0"}) == "--num-conns: must be at least 1 (got 0)");
+    CHECK(usage_error({"--num-conns", "1.5"}) == "--num-conns: '1.5' is not a whole number");
+    CHECK(usage_error({"--num-conns", "99999999999999999999999"}) ==
+          "--num-conns: too large (got 99999999999999999999999)");
+    CHECK(usage_error({"--port", "70000"}) == "--port: must be within 1..65535 (got 70000)");
+    CHECK(usage_error({"--port", "0"}) == "--port: must be within 1..65535 (got 0)");
+    CHECK(usage_error({"--port", "http"}) == "--port: 'http' is not a number");
+    CHECK(usage_error({"--timeout", "-1"}) == "--timeout: must not be negative (got -1)");
+    CHECK(usage_error({"--timeout", "1s"}) == "--timeout: '1s' is not a number");
+    CHECK(usage_error({"--think-timeout", "x"}) == "--think-timeout: 'x' is not a number");
+    CHECK(usage_error({"--send-buffer", "0"}) == "--send-buffer: must be within 1..4294967295 (got 0)");
+    CHECK(usage_error({"--recv-buffer", "-1"}) == "--recv-buffer: must be within 1..4294967295 (got -1)");
+    CHECK(usage_error({"--seed", "-1"}) == "--seed: must not be negative (got -1)");
+    CHECK(usage_error({"--num-calls", "0"}) == "--num-calls: must be at least 1 (got 0)");
+    CHECK(usage_error({"--num-calls", "2"}) ==
+          "--num-calls: values above 1 need keep-alive, which rateperf does not support yet");
+    CHECK(usage_error({"--rate", "1e10"}) == "--rate: must be at most 1e+09 (got 1e10)");
+  }
+
+  TEST_CASE("bad --client, --uri, --method, --http-version and hosts are refused") {
+    for (const char* text : {"3/2", "1/1", "0/0", "1", "a/b", "-1/2", "1/2x", ""}) {
+      CAPTURE(text);
+      CHECK(usage_error({"--client", text}) ==
+            "--client: expected I/N with 0 <= I < N (got '" + std::string(text) + "')");
+    }
+    CHECK(usage_error({"--uri", "index.html"}) == "--uri: must start with '/' (got 'index.html')");
+    CHECK(usage_error({"--uri", ""}) == "--uri: must start with '/' (got '')");
+    CHECK(usage_error({"--uri", "/a b"}) ==
+          "--uri: must not contain spaces or control characters (got '/a b')");
+    CHECK(usage_error({"--method", ""}) == "--method: '' is not a valid method name");
+    CHECK(usage_error({"--method", "GE T"}) == "--method: 'GE T' is not a valid method name");
+    CHECK(usage_error({"--http-version", "2"}) == "--http-version: expected 1.0 or 1.1 (got '2')");
+    CHECK(usage_error({"--server", ""}) == "--server: must not be empty");
+  }
+
+  TEST_CASE("malformed --period values are refused, naming --period and the problem") {
+    struct Case {
+      const char* text;
+      const char* problem;
+    };
+    for (const Case& c : std::vector<Case>{
+             {"", "expected [d|u|e|v]T1[,T2...]"},
+             {"x1", "unknown distribution 'x'"},
+             {"e", "'' is not a number"},
+             {"dabc", "'abc' is not a number"},
+             {"d1,", "'' is not a number"},
+             {"d-1", "must not be negative"},
+             {"d1,2", "d takes one number"},
+             {"e0", "the mean gap of e must be positive"},
+             {"e1,2", "e takes one number"},
+             {"u1", "u takes two numbers"},
+             {"u2,1", "u needs T1 <= T2"},
+             {"u0,0", "u needs T2 > 0"},
+             {"v1,2,3", "v takes pairs"},
+             {"v", "'' is not a number"},
+             {"v0,1", "v gaps must be positive"},
+             {"v1,0", "v step lengths must be positive"},
+             {"dnan", "'nan' is not a number"},
+         }) {
+      CAPTURE(c.text);
+      const std::string message = usage_error({"--period", c.text});
+      CHECK(message.rfind("--period: ", 0) == 0);
+      CHECK(contains(message, c.problem));
+    }
+  }
+
+  TEST_CASE("URLs other than http:// are refused, naming the URL") {
+    for (const char* url : {"https://example.org/", "ftp://example.org/", "foo", "example.org:80"}) {
+      CAPTURE(url);
+      CHECK(usage_error({url}) == "URL '" + std::string(url) + "': only http:// URLs are supported");
+    }
+    CHECK(usage_error({"http://"}) == "URL 'http://': no host");
+    CHECK(usage_error({"http://h:0/"}) == "URL 'http://h:0/': the port must be within 1..65535");
+    CHECK(usage_error({"http://h:99999/"}) == "URL 'http://h:99999/': the port must be within 1..65535");
+    CHECK(usage_error({"http://h:x/"}) == "URL 'http://h:x/': the port must be within 1..65535");
+    CHECK(contains(usage_error({"http://[::1/"}), "URL 'http://[::1/'"));
+    CHECK(usage_error({"http://a/", "http://b/"}) ==
+          "only one URL may be given (got 'http://a/' and 'http://b/')");
+  }
+
+  TEST_CASE("Boost's own errors become one-line usage errors naming the option") {
+    CHECK(usage_error({"--bogus"}) == "unrecognised option '--bogus'");
+    CHECK(usage_error({"--rate"}) == "the required argument for option '--rate' is missing");
+    CHECK(usage_error({"--verbose=2"}) == "option '--verbose' does not take any arguments");
+    CHECK(contains(usage_error({"--num", "3"}), "'--num' is ambiguous"));
+    CHECK(usage_error({"--rate", "1", "--rate", "2"}) == "--rate: given more than once");
+    CHECK(usage_error({"--rate", "1", "--period", "e1"}) == "--rate and --period are exclusive");
+  }
+
+  TEST_CASE("echo_command_line prints httperf's normalised line under rateperf's name") {
+    Config c = config_of({"--server", "127.0.0.1", "--port", "8080", "--uri", "/", "--rate", "300",
+                          "--num-conns", "40000", "--timeout", "5"});
+    c.argv0 = "/usr/local/bin/rateperf";
+    CHECK(echo_command_line(c) ==
+          "rateperf --timeout=5 --client=0/1 --server=127.0.0.1 --port=8080 --uri=/ --rate=300 "
+          "--send-buffer=4096 --recv-buffer=16384 --num-conns=40000 --num-calls=1");
+
+    // Sequential and without a timeout, neither --rate nor --timeout appears, as in httperf.
+    CHECK(echo_command_line(config_of({})) ==
+          "rateperf --client=0/1 --server=localhost --port=80 --uri=/ --send-buffer=4096 "
+          "--recv-buffer=16384 --num-conns=1 --num-calls=1");
+  }
+
+  TEST_CASE("echo_command_line puts the other options where httperf does, --seed last") {
+    const Config c = config_of({"-v", "--think-timeout", "2", "--timeout", "1.5", "--client",
+                                "1/3", "--server", "::1", "--server-name", "h.example", "--port",
+                                "9", "--uri", "/x", "--http-version", "1.0", "--period", "e0.2",
+                                "--send-buffer", "100", "--add-header", "X-A: b\\n", "--method",
+                                "HEAD", "--num-conns", "7", "--seed", "42"});
+    CHECK(echo_command_line(c) ==
+          "rateperf --verbose --think-timeout=2 --timeout=1.5 --client=1/3 --server=::1 "
+          "--server-name=h.example --port=9 --uri=/x --http-version=1.0 --period=e0.2 "
+          "--send-buffer=100 --recv-buffer=16384 --add-header='X-A: b\\n' --method=HEAD "
+          "--num-conns=7 --num-calls=1 --seed=42");
+
+    // httperf echoes a fixed --period as the rate it amounts to; u and v keep their form.
+    CHECK(contains(echo_command_line(config_of({"--period", "d0.5"})), " --rate=2 "));
+    CHECK(contains(echo_command_line(config_of({"--period", "u1,3"})), " --period=u1,3 "));
+    CHECK(contains(echo_command_line(config_of({"--period", "v0.1,2,0.01,3"})),
+                   " --period=v0.1,2,0.01,3 "));
+    CHECK(contains(echo_command_line(config_of({"--rate", "333.5"})), " --rate=333.5 "));
+  }
+}

@@ -1,0 +1,255 @@
+#include <doctest/doctest.h>
+
+#include <cctype>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/errors.hpp"
+#include "report/text.hpp"
+#include "stats/summary.hpp"
+
+using rateperf::ErrorKind;
+using rateperf::report::format_text;
+using rateperf::stats::Summary;
+
+namespace {
+
+void set_error(Summary& s, ErrorKind kind, std::uint64_t n) {
+  s.errors[static_cast<std::size_t>(kind)] = n;
+}
+
+// A summary whose every figure is distinct, so that a field printed in the wrong place shows.
+Summary distinctive_summary() {
+  Summary s;
+  s.command_line =
+      "rateperf --timeout=5 --client=0/1 --server=10.0.0.7 --port=8080 --uri=/a?b=c --rate=300 "
+      "--send-buffer=4096 --recv-buffer=16384 --num-conns=40000 --num-calls=1";
+  s.max_burst = 7;
+  s.arrivals = 40000;
+  s.connections = 39999;
+  s.requests = 39990;
+  s.replies = 39980;
+  s.duration_s = 133.45678;
+  s.connection_rate_per_s = 299.72;
+  s.ms_per_connection = 3.33645;
+  s.max_concurrent = 19;
+  s.connection_time = {39980, 0.21, 1.234, 5012.96, 1.5, 25.04};
+  s.connect_avg_ms = 0.13;
+  s.connect_count = 39985;
+  s.replies_per_connection = 0.9991;
+  s.request_rate_per_s = 299.64;
+  s.ms_per_request = 3.3373;
+  s.request_size_avg_bytes = 72;
+  s.reply_rate_min = 280.4;
+  s.reply_rate_avg = 299.61;
+  s.reply_rate_max = 310.2;
+  s.reply_rate_stddev = 6.27;
+  s.reply_rate_samples = 26;
+  s.response_avg_ms = 0.94;
+  s.transfer_avg_ms = 0.02;
+  s.reply_header_avg_bytes = 236;
+  s.reply_content_avg_bytes = 612.3;
+  s.reply_footer_avg_bytes = 0;
+  s.reply_total_avg_bytes = 848.3;
+  s.status_classes = {1, 39900, 30, 40, 9};
+  s.cpu_user_s = 1.234;
+  s.cpu_system_s = 2.5;
+  s.cpu_user_percent = 0.92;
+  s.cpu_system_percent = 1.87;
+  s.cpu_total_percent = 2.79;
+  s.net_io_kb_per_s = 247.12;
+  s.net_io_mbit_per_s = 2.02;
+  set_error(s, ErrorKind::client_timo, 3);
+  set_error(s, ErrorKind::socket_timo, 11);
+  set_error(s, ErrorKind::connrefused, 4);
+  set_error(s, ErrorKind::connreset, 5);
+  set_error(s, ErrorKind::fd_unavail, 12);
+  set_error(s, ErrorKind::addrunavail, 1);
+  set_error(s, ErrorKind::ftab_full, 13);
+  set_error(s, ErrorKind::other, 2);
+  set_error(s, ErrorKind::parse_status, 6);
+  set_error(s, ErrorKind::parse_header, 7);
+  set_error(s, ErrorKind::parse_chunk, 8);
+  set_error(s, ErrorKind::parse_other, 9);
+  s.errors_total = 81;
+  s.offered_rate_per_s = 300;
+  s.issue_window_s = 133.33;
+  s.issued_rate_per_s = 299.93;
+  return s;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// A line with every number replaced by "N": what is left is the labels, punctuation and
+// spacing that parsers of httperf's output match on.
+std::string shape_of(const std::string& line) {
+  std::string shape;
+  for (std::size_t i = 0; i < line.size();) {
+    if (std::isdigit(static_cast<unsigned char>(line[i]))) {
+      while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+      shape += 'N';
+    } else {
+      shape += line[i++];
+    }
+  }
+  return shape;
+}
+
+// A real report of Debian's httperf 0.9.0 (run against a local nginx), kept as printed.
+constexpr const char* kHttperfReport =
+    R"(httperf --timeout=5 --client=0/1 --server=127.0.0.1 --port=18081 --uri=/index.html --rate=100 --send-buffer=4096 --recv-buffer=16384 --num-conns=300 --num-calls=1
+Maximum connect burst length: 1
+
+Total: connections 300 requests 300 replies 300 test-duration 2.990 s
+
+Connection rate: 100.3 conn/s (10.0 ms/conn, <=1 concurrent connections)
+Connection time [ms]: min 0.2 avg 0.3 max 4.7 median 0.5 stddev 0.5
+Connection time [ms]: connect 0.0
+Connection length [replies/conn]: 1.000
+
+Request rate: 100.3 req/s (10.0 ms/req)
+Request size [B]: 72.0
+
+Reply rate [replies/s]: min 0.0 avg 0.0 max 0.0 stddev 0.0 (0 samples)
+Reply time [ms]: response 0.3 transfer 0.0
+Reply size [B]: header 236.0 content 28.0 footer 0.0 (total 264.0)
+Reply status: 1xx=0 2xx=300 3xx=0 4xx=0 5xx=0
+
+CPU time [s]: user 1.43 system 1.50 (user 47.7% system 50.2% total 97.8%)
+Net I/O: 32.9 KB/s (0.3*10^6 bps)
+
+Errors: total 0 client-timo 0 socket-timo 0 connrefused 0 connreset 0
+Errors: fd-unavail 0 addrunavail 0 ftab-full 0 other 0
+)";
+
+}  // namespace
+
+TEST_SUITE("report") {
+  TEST_CASE("golden: every line of the report for a fixed summary") {
+    const std::string expected =
+        R"(rateperf --timeout=5 --client=0/1 --server=10.0.0.7 --port=8080 --uri=/a?b=c --rate=300 --send-buffer=4096 --recv-buffer=16384 --num-conns=40000 --num-calls=1
+Maximum connect burst length: 7
+
+Total: connections 39999 requests 39990 replies 39980 test-duration 133.457 s
+
+Connection rate: 299.7 conn/s (3.3 ms/conn, <=19 concurrent connections)
+Connection time [ms]: min 0.2 avg 1.2 max 5013.0 median 1.5 stddev 25.0
+Connection time [ms]: connect 0.1
+Connection length [replies/conn]: 0.999
+
+Request rate: 299.6 req/s (3.3 ms/req)
+Request size [B]: 72.0
+
+Reply rate [replies/s]: min 280.4 avg 299.6 max 310.2 stddev 6.3 (26 samples)
+Reply time [ms]: response 0.9 transfer 0.0
+Reply size [B]: header 236.0 content 612.3 footer 0.0 (total 848.3)
+Reply status: 1xx=1 2xx=39900 3xx=30 4xx=40 5xx=9
+
+CPU time [s]: user 1.23 system 2.50 (user 0.9% system 1.9% total 2.8%)
+Net I/O: 247.1 KB/s (2.0*10^6 bps)
+
+Errors: total 81 client-timo 3 socket-timo 11 connrefused 4 connreset 5
+Errors: fd-unavail 12 addrunavail 1 ftab-full 13 other 2
+Errors: parse-status 6 parse-header 7 parse-chunk 8 parse-other 9
+
+Offered rate: 300.0 conn/s, issue window 133.330 s (first to last arrival), issued rate 299.9 conn/s
+Test duration: 133.457 s (start to end of the last connection; httperf's rates divide by it)
+)";
+    CHECK(format_text(distinctive_summary()) == expected);
+  }
+
+  TEST_CASE("the httperf part has httperf's labels, spacing, blank lines and order") {
+    const auto httperf = lines_of(kHttperfReport);
+    auto summary = distinctive_summary();
+    summary.command_line = httperf.front();
+    const auto ours = lines_of(format_text(summary));
+    REQUIRE(ours.size() > httperf.size());
+    CHECK(ours.front() == httperf.front());  // the command line is printed as given
+    for (std::size_t i = 0; i < httperf.size(); ++i) {
+      CAPTURE(i);
+      CHECK(shape_of(ours[i]) == shape_of(httperf[i]));
+    }
+    // rateperf's own lines come only after httperf's last line, and none repeats one of
+    // httperf's line shapes (a parser would take it for httperf's).
+    for (std::size_t i = httperf.size(); i < ours.size(); ++i) {
+      CAPTURE(ours[i]);
+      for (const auto& line : httperf) {
+        if (!line.empty()) CHECK(shape_of(ours[i]) != shape_of(line));
+      }
+    }
+  }
+
+  TEST_CASE("the same summary as httperf's figures prints httperf's report exactly") {
+    // The figures of the real report above: the httperf part must come out byte for byte.
+    Summary s;
+    const auto httperf_lines = lines_of(kHttperfReport);
+    s.command_line = httperf_lines.front();
+    s.max_burst = 1;
+    s.connections = s.requests = s.replies = 300;
+    s.duration_s = 2.990;
+    s.connection_rate_per_s = 100.3;
+    s.ms_per_connection = 10.0;
+    s.max_concurrent = 1;
+    s.connection_time = {300, 0.2, 0.3, 4.7, 0.5, 0.5};
+    s.connect_avg_ms = 0.0;
+    s.replies_per_connection = 1;
+    s.request_rate_per_s = 100.3;
+    s.ms_per_request = 10.0;
+    s.request_size_avg_bytes = 72;
+    s.response_avg_ms = 0.3;
+    s.reply_header_avg_bytes = 236;
+    s.reply_content_avg_bytes = 28;
+    s.reply_total_avg_bytes = 264;
+    s.status_classes = {0, 300, 0, 0, 0};
+    s.cpu_user_s = 1.43;
+    s.cpu_system_s = 1.50;
+    s.cpu_user_percent = 47.7;
+    s.cpu_system_percent = 50.2;
+    s.cpu_total_percent = 97.8;
+    s.net_io_kb_per_s = 32.9;
+    s.net_io_mbit_per_s = 0.3;
+    const std::string text = format_text(s);
+    CHECK(text.substr(0, std::string(kHttperfReport).size()) == kHttperfReport);
+  }
+
+  TEST_CASE("the parse-error line is printed even when every count is zero") {
+    Summary s;
+    s.command_line = "rateperf --num-conns=1";
+    const auto lines = lines_of(format_text(s));
+    REQUIRE(lines.size() == 27);
+    CHECK(lines[22] == "Errors: fd-unavail 0 addrunavail 0 ftab-full 0 other 0");
+    CHECK(lines[23] == "Errors: parse-status 0 parse-header 0 parse-chunk 0 parse-other 0");
+    CHECK(lines[24] == "");
+  }
+
+  TEST_CASE("a sequential run says so instead of an offered rate") {
+    auto s = distinctive_summary();
+    s.offered_rate_per_s = 0;
+    s.issue_window_s = 12.5;
+    s.issued_rate_per_s = 80.1;
+    const auto lines = lines_of(format_text(s));
+    REQUIRE(lines.size() == 27);
+    CHECK(lines[25] ==
+          "Offered rate: sequential (one connection after another), issue window 12.500 s "
+          "(first to last arrival), issued rate 80.1 conn/s");
+    CHECK(lines[26] ==
+          "Test duration: 133.457 s (start to end of the last connection; httperf's rates "
+          "divide by it)");
+  }
+
+  TEST_CASE("an interrupted run ends with a line that says so, and only then") {
+    auto s = distinctive_summary();
+    const std::string complete = format_text(s);
+    CHECK(complete.find("interrupted") == std::string::npos);
+    s.interrupted = true;
+    const std::string interrupted = format_text(s);
+    CHECK(interrupted ==
+          complete + "Run: interrupted (SIGINT/SIGTERM) before the end of the schedule\n");
+  }
+}

@@ -1,0 +1,344 @@
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/response_parser.hpp"
+
+namespace {
+
+using rateperf::http::FeedStatus;
+using rateperf::http::ParseError;
+using rateperf::http::ResponseParser;
+
+// Everything a caller can observe once the bytes have been fed.
+struct Outcome {
+  FeedStatus status = FeedStatus::need_more;
+  std::size_t consumed = 0;  // sum of `consumed` over the feeds
+  int http_status = 0;
+  bool keep_alive = false;
+  std::size_t header_bytes = 0;
+  std::size_t body_bytes = 0;
+  std::size_t footer_bytes = 0;
+  std::size_t total_bytes = 0;
+  ParseError error = ParseError::none;
+};
+
+// Feeds `bytes` cut at the positions in `cuts` (ascending), stopping at the first feed that does
+// not ask for more; then calls finish() if `finish` and the reply still needs more.
+Outcome drive(ResponseParser& parser, std::string_view bytes, const std::vector<std::size_t>& cuts,
+              bool finish) {
+  Outcome out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= cuts.size(); ++i) {
+    const std::size_t end = i < cuts.size() ? cuts[i] : bytes.size();
+    std::size_t used = 12345;  // feed() must overwrite it
+    out.status = parser.feed(bytes.data() + start, end - start, used);
+    REQUIRE(used <= end - start);
+    out.consumed += used;
+    if (out.status != FeedStatus::need_more) break;
+    start = end;
+  }
+  if (finish && out.status == FeedStatus::need_more) out.status = parser.finish();
+  out.http_status = parser.status();
+  out.keep_alive = parser.keep_alive();
+  out.header_bytes = parser.header_bytes();
+  out.body_bytes = parser.body_bytes();
+  out.footer_bytes = parser.footer_bytes();
+  out.total_bytes = parser.total_bytes();
+  out.error = parser.error();
+  return out;
+}
+
+Outcome drive_fresh(std::string_view bytes, const std::vector<std::size_t>& cuts, bool head,
+                    bool finish) {
+  ResponseParser parser;
+  parser.reset(head);
+  return drive(parser, bytes, cuts, finish);
+}
+
+void check_same(const Outcome& got, const Outcome& want) {
+  CHECK(got.status == want.status);
+  CHECK(got.error == want.error);
+  if (want.status == FeedStatus::error) return;  // counters of a rejected reply are unspecified
+  CHECK(got.consumed == want.consumed);
+  CHECK(got.http_status == want.http_status);
+  CHECK(got.keep_alive == want.keep_alive);
+  CHECK(got.header_bytes == want.header_bytes);
+  CHECK(got.body_bytes == want.body_bytes);
+  CHECK(got.footer_bytes == want.footer_bytes);
+  CHECK(got.total_bytes == want.total_bytes);
+}
+
+// The outcome must not depend on how the bytes arrive: whole, split in two at every position,
+// and one byte at a time.
+void check_every_split(std::string_view bytes, const Outcome& want, bool head = false,
+                       bool finish = false) {
+  {
+    INFO("fed whole");
+    check_same(drive_fresh(bytes, {}, head, finish), want);
+  }
+  for (std::size_t split = 0; split <= bytes.size(); ++split) {
+    INFO("split at ", split);
+    check_same(drive_fresh(bytes, {split}, head, finish), want);
+  }
+  std::vector<std::size_t> every;
+  for (std::size_t i = 1; i < bytes.size(); ++i) every.push_back(i);
+  {
+    INFO("one byte at a time");
+    check_same(drive_fresh(bytes, every, head, finish), want);
+  }
+}
+
+Outcome complete_reply(int status, bool keep_alive, std::size_t header, std::size_t body,
+                       std::size_t footer, std::size_t total) {
+  Outcome o;
+  o.status = FeedStatus::complete;
+  o.consumed = total;
+  o.http_status = status;
+  o.keep_alive = keep_alive;
+  o.header_bytes = header;
+  o.body_bytes = body;
+  o.footer_bytes = footer;
+  o.total_bytes = total;
+  return o;
+}
+
+Outcome error_reply(ParseError error) {
+  Outcome o;
+  o.status = FeedStatus::error;
+  o.error = error;
+  return o;
+}
+
+}  // namespace
+
+TEST_SUITE("response_parser") {
+  TEST_CASE("a Content-Length body is framed exactly, however the bytes arrive") {
+    const std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nServer: t\r\n\r\n";
+    const std::string reply = head + "hello";
+    REQUIRE(head.size() == 49);
+    check_every_split(reply, complete_reply(200, true, 49, 5, 0, 54));
+  }
+
+  TEST_CASE("an empty Content-Length body completes with the headers") {
+    const std::string reply = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+    check_every_split(reply, complete_reply(404, true, reply.size(), 0, 0, reply.size()));
+  }
+
+  TEST_CASE("a chunked body counts chunk data as body and the framing only in the total") {
+    const std::string head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    const std::string chunks = "5\r\nhello\r\n6;ext=1\r\n world\r\na\r\n0123456789\r\n0\r\n";
+    const std::string reply = head + chunks + "\r\n";
+    check_every_split(reply, complete_reply(200, true, head.size(), 21, 0, reply.size()));
+  }
+
+  TEST_CASE("the trailer of a chunked body is its footer") {
+    const std::string head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    const std::string chunks = "3\r\nabc\r\n4\r\ndefg\r\n0\r\n";
+    const std::string trailer = "X-Checksum: 42\r\nX-Other: yes\r\n";
+    const std::string reply = head + chunks + trailer + "\r\n";
+    REQUIRE(trailer.size() == 30);
+    check_every_split(reply, complete_reply(200, true, head.size(), 7, 30, reply.size()));
+  }
+
+  TEST_CASE("bare LF line ends in the headers and the trailer are framed too") {
+    // http-parser insists on CRLF after a chunk size, but accepts bare LF in header lines.
+    const std::string head = "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n";
+    const std::string reply = head + "2\r\nab\r\n0\r\nX-T: 1\n\n";
+    check_every_split(reply, complete_reply(200, true, head.size(), 2, 7, reply.size()));
+  }
+
+  TEST_CASE("a close-delimited body completes only when the server closes") {
+    const std::string head = "HTTP/1.0 200 OK\r\nServer: old\r\n\r\n";
+    const std::string reply = head + "body until close";
+
+    ResponseParser parser;
+    std::size_t used = 0;
+    CHECK(parser.feed(reply.data(), reply.size(), used) == FeedStatus::need_more);
+    CHECK(used == reply.size());
+    CHECK(parser.started());
+
+    check_every_split(reply, complete_reply(200, false, head.size(), 16, 0, reply.size()),
+                      /*head=*/false, /*finish=*/true);
+  }
+
+  TEST_CASE("an HTTP/1.1 reply with Connection: close and no length is close-delimited") {
+    const std::string head = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n";
+    const std::string reply = head + "abc";
+    check_every_split(reply, complete_reply(200, false, head.size(), 3, 0, reply.size()), false,
+                      true);
+  }
+
+  TEST_CASE("the reply to HEAD has no body despite its Content-Length") {
+    const std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n";
+    check_every_split(reply, complete_reply(200, true, reply.size(), 0, 0, reply.size()),
+                      /*head=*/true);
+
+    // The same reply to a GET waits for the 1000 bytes.
+    ResponseParser parser;
+    std::size_t used = 0;
+    CHECK(parser.feed(reply.data(), reply.size(), used) == FeedStatus::need_more);
+  }
+
+  TEST_CASE("204 and 304 replies have no body") {
+    const std::string no_content = "HTTP/1.1 204 No Content\r\nServer: t\r\n\r\n";
+    check_every_split(no_content,
+                      complete_reply(204, true, no_content.size(), 0, 0, no_content.size()));
+    // A 304 usually carries the Content-Length of the resource it stands for.
+    const std::string not_modified = "HTTP/1.1 304 Not Modified\r\nContent-Length: 512\r\n\r\n";
+    check_every_split(not_modified,
+                      complete_reply(304, true, not_modified.size(), 0, 0, not_modified.size()));
+  }
+
+  TEST_CASE("1xx interim replies are skipped and their bytes count as header bytes") {
+    const std::string cont = "HTTP/1.1 100 Continue\r\n\r\n";
+    const std::string hints = "HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n";
+    const std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n";
+    const std::string reply = cont + hints + head + "ok";
+    check_every_split(reply, complete_reply(200, true, cont.size() + hints.size() + head.size(),
+                                            2, 0, reply.size()));
+
+    // An HTTP/1.0 100 Continue must not make the parser think the connection is over.
+    const std::string old = "HTTP/1.0 100 Continue\r\n\r\n" + head + "ok";
+    check_every_split(old, complete_reply(200, true, old.size() - 2, 2, 0, old.size()));
+  }
+
+  TEST_CASE("keep_alive follows the version and the Connection header") {
+    auto keep_alive_of = [](const std::string& reply) {
+      ResponseParser parser;
+      std::size_t used = 0;
+      REQUIRE(parser.feed(reply.data(), reply.size(), used) == FeedStatus::complete);
+      return parser.keep_alive();
+    };
+    CHECK(keep_alive_of("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"));
+    CHECK_FALSE(keep_alive_of("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n"));
+    CHECK(keep_alive_of("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n"));
+    CHECK_FALSE(keep_alive_of("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"));
+  }
+
+  TEST_CASE("a garbage status line is bad_status_line") {
+    check_every_split("garbage\r\n\r\n", error_reply(ParseError::bad_status_line));
+    check_every_split("HTTP/1.1 2x0 OK\r\n\r\n", error_reply(ParseError::bad_status_line));
+    check_every_split("HTTP/x.1 200 OK\r\n\r\n", error_reply(ParseError::bad_status_line));
+  }
+
+  TEST_CASE("an invalid chunk size is bad_chunk") {
+    const std::string head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    check_every_split(head + "zz\r\nhello\r\n0\r\n\r\n", error_reply(ParseError::bad_chunk));
+    check_every_split(head + "2\r\nhello\r\n0\r\n\r\n", error_reply(ParseError::bad_chunk));
+  }
+
+  TEST_CASE("an invalid or conflicting Content-Length is bad_header") {
+    check_every_split("HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n",
+                      error_reply(ParseError::bad_header));
+    check_every_split("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+                      error_reply(ParseError::bad_header));
+    check_every_split("HTTP/1.1 200 OK\r\nX-A: b\r\rContent-Length: 1\r\n\r\nab",
+                      error_reply(ParseError::bad_header));
+  }
+
+  TEST_CASE("the connection closing before the reply is complete is truncated") {
+    const std::string truncated_body = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf";
+    check_every_split(truncated_body, error_reply(ParseError::truncated), false, true);
+    const std::string truncated_head = "HTTP/1.1 200 OK\r\nContent-Len";
+    check_every_split(truncated_head, error_reply(ParseError::truncated), false, true);
+    const std::string truncated_chunks =
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n";
+    check_every_split(truncated_chunks, error_reply(ParseError::truncated), false, true);
+    // A 100 Continue alone is not a reply.
+    check_every_split("HTTP/1.1 100 Continue\r\n\r\n", error_reply(ParseError::truncated), false,
+                      true);
+  }
+
+  TEST_CASE("finish() before any byte is not an error") {
+    ResponseParser parser;
+    CHECK_FALSE(parser.started());
+    CHECK(parser.finish() == FeedStatus::need_more);
+    CHECK(parser.error() == ParseError::none);
+  }
+
+  TEST_CASE("an error sticks until reset()") {
+    ResponseParser parser;
+    const std::string bad = "nonsense";
+    const std::string good = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+    std::size_t used = 0;
+    REQUIRE(parser.feed(bad.data(), bad.size(), used) == FeedStatus::error);
+    CHECK(parser.feed(good.data(), good.size(), used) == FeedStatus::error);
+    CHECK(parser.finish() == FeedStatus::error);
+    CHECK(parser.error() == ParseError::bad_status_line);
+    parser.reset();
+    CHECK(parser.feed(good.data(), good.size(), used) == FeedStatus::complete);
+    CHECK(parser.error() == ParseError::none);
+  }
+
+  TEST_CASE("reset() makes the parser ready for the next reply") {
+    ResponseParser parser;
+    const std::string first = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                              "3\r\nabc\r\n0\r\nX-T: 1\r\n\r\n";
+    const std::string second = "HTTP/1.0 404 Not Found\r\n\r\nnope";
+    std::size_t used = 0;
+    REQUIRE(parser.feed(first.data(), first.size(), used) == FeedStatus::complete);
+    CHECK(parser.footer_bytes() == 8);
+
+    parser.reset();
+    const Outcome o = drive(parser, second, {}, /*finish=*/true);
+    const std::size_t head = second.size() - 4;
+    check_same(o, complete_reply(404, false, head, 4, 0, second.size()));
+  }
+
+  TEST_CASE("back-to-back replies: each feed consumes only its own reply") {
+    const std::string one = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc";
+    const std::string two = "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n"
+                            "1\r\nx\r\n0\r\n\r\n";
+    const std::string three = "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n";
+    const std::string stream = one + two + three;
+
+    ResponseParser parser;
+    std::size_t used = 0;
+    REQUIRE(parser.feed(stream.data(), stream.size(), used) == FeedStatus::complete);
+    CHECK(used == one.size());
+    CHECK(parser.total_bytes() == one.size());
+    CHECK(parser.body_bytes() == 3);
+
+    // Feeding after completion consumes nothing: those bytes are the next reply's.
+    std::size_t again = 99;
+    CHECK(parser.feed(stream.data() + used, stream.size() - used, again) == FeedStatus::complete);
+    CHECK(again == 0);
+
+    parser.reset();
+    std::size_t offset = used;
+    REQUIRE(parser.feed(stream.data() + offset, stream.size() - offset, used) ==
+            FeedStatus::complete);
+    CHECK(used == two.size());
+    CHECK(parser.status() == 201);
+    CHECK(parser.body_bytes() == 1);
+
+    // The third is a HEAD reply, followed by nothing: it completes with its headers.
+    parser.reset(/*head_request=*/true);
+    offset += used;
+    REQUIRE(parser.feed(stream.data() + offset, stream.size() - offset, used) ==
+            FeedStatus::complete);
+    CHECK(used == three.size());
+
+    // Split anywhere, the first reply still ends exactly where it should.
+    for (std::size_t split = 1; split < one.size() + two.size(); ++split) {
+      INFO("split at ", split);
+      ResponseParser p;
+      const std::string pair = one + two;
+      std::size_t first_used = 0;
+      FeedStatus s = p.feed(pair.data(), split, first_used);
+      std::size_t total = first_used;
+      if (s == FeedStatus::need_more) {
+        std::size_t second_used = 0;
+        s = p.feed(pair.data() + split, pair.size() - split, second_used);
+        total += second_used;
+      }
+      CHECK(s == FeedStatus::complete);
+      CHECK(total == one.size());
+      CHECK(p.total_bytes() == one.size());
+    }
+  }
+}

@@ -1,0 +1,162 @@
+#include "test_server.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+namespace rateperf::test {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+int listen_on_loopback(std::uint16_t& port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error("test server: socket failed");
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::listen(fd, 1024) != 0) {
+    ::close(fd);
+    throw std::runtime_error("test server: bind/listen failed");
+  }
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  port = ntohs(address.sin_port);
+  return fd;
+}
+
+const char* reason(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 301: return "Moved Permanently";
+    case 404: return "Not Found";
+    case 500: return "Internal Server Error";
+    default: return "Status";
+  }
+}
+
+struct Client {
+  int fd = -1;
+  std::string received;
+  bool answered = false;
+  SteadyClock::time_point answer_at{};
+  int status = 200;
+};
+
+}  // namespace
+
+TestServer::TestServer(ServerMode mode, std::vector<int> statuses, std::string body,
+                       int delay_ms)
+    : mode_(mode), statuses_(std::move(statuses)), body_(std::move(body)), delay_ms_(delay_ms) {
+  listen_fd_ = listen_on_loopback(port_);
+  if (::pipe2(stop_pipe_, O_CLOEXEC) != 0) throw std::runtime_error("test server: pipe failed");
+  thread_ = std::thread([this] { serve(); });
+}
+
+TestServer::~TestServer() {
+  const char byte = 0;
+  [[maybe_unused]] const ssize_t n = ::write(stop_pipe_[1], &byte, 1);
+  thread_.join();
+  ::close(stop_pipe_[0]);
+  ::close(stop_pipe_[1]);
+  ::close(listen_fd_);
+}
+
+void TestServer::serve() {
+  std::vector<Client> clients;
+  std::size_t next_status = 0;
+  for (;;) {
+    std::vector<pollfd> fds;
+    fds.push_back({stop_pipe_[0], POLLIN, 0});
+    fds.push_back({listen_fd_, POLLIN, 0});
+    int timeout_ms = 100;
+    const auto now = SteadyClock::now();
+    for (const Client& client : clients) {
+      fds.push_back({client.fd, POLLIN, 0});
+      if (client.answered) {
+        const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              client.answer_at - now).count();
+        timeout_ms = std::max<int>(0, std::min<int>(timeout_ms, static_cast<int>(wait)));
+      }
+    }
+    ::poll(fds.data(), fds.size(), timeout_ms);
+    if (fds[0].revents != 0) break;
+
+    if (fds[1].revents & POLLIN) {
+      const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0) {
+        ++accepted_;
+        if (mode_ == ServerMode::reset) {
+          const linger hard{1, 0};
+          ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+          ::close(fd);
+        } else {
+          Client client;
+          client.fd = fd;
+          client.status = statuses_[next_status++ % statuses_.size()];
+          clients.push_back(std::move(client));
+        }
+      }
+    }
+
+    const auto after_poll = SteadyClock::now();
+    std::vector<Client> kept;
+    for (std::size_t i = 0; i < clients.size(); ++i) {
+      Client& client = clients[i];
+      bool drop = false;
+      // Clients accepted in this round have no pollfd yet (fds holds the earlier ones, in order).
+      const bool polled = i + 2 < fds.size();
+      if (polled && (fds[i + 2].revents & (POLLIN | POLLHUP | POLLERR))) {
+        char buffer[4096];
+        const ssize_t n = ::read(client.fd, buffer, sizeof buffer);
+        if (n <= 0) {
+          drop = true;
+        } else if (!client.answered) {
+          client.received.append(buffer, static_cast<std::size_t>(n));
+          if (client.received.find("\r\n\r\n") != std::string::npos) {
+            ++requests_;
+            if (mode_ == ServerMode::reply) {
+              client.answered = true;
+              client.answer_at = after_poll + std::chrono::milliseconds(delay_ms_);
+            }
+          }
+        }
+      }
+      if (!drop && client.answered && client.answer_at <= after_poll) {
+        const std::string reply = "HTTP/1.1 " + std::to_string(client.status) + " " +
+                                  reason(client.status) + "\r\nContent-Length: " +
+                                  std::to_string(body_.size()) + "\r\n\r\n" + body_;
+        [[maybe_unused]] const ssize_t n = ::write(client.fd, reply.data(), reply.size());
+        drop = true;
+      }
+      if (drop) {
+        ::close(client.fd);
+      } else {
+        kept.push_back(std::move(client));
+      }
+    }
+    clients = std::move(kept);
+  }
+  for (Client& client : clients) ::close(client.fd);
+}
+
+std::uint16_t closed_port() {
+  std::uint16_t port = 0;
+  const int fd = listen_on_loopback(port);
+  ::close(fd);
+  return port;
+}
+
+}  // namespace rateperf::test
