@@ -6,7 +6,9 @@
 // the capacity is workers * 1000 / service_ms replies/s, whatever the machine, and overload looks
 // the way it did for Paste: requests wait in a FIFO queue (reply time climbs towards
 // queue / capacity), and once the queue is full new requests are reset (the client sees
-// ECONNRESET), which is how an overloaded server sheds load.
+// ECONNRESET), which is how an overloaded server sheds load. After shedding, the server accepts
+// nothing for a while, so new connections wait in a small listen backlog or have their SYNs
+// dropped: connect times climb and some clients give up (client-timo), as in the seed's tables.
 //
 // Prints exactly one line "listening on HOST:PORT" on stdout once listening; counters go to
 // stderr on exit (SIGTERM or SIGINT).
@@ -46,15 +48,19 @@ struct Options {
   int workers = 2;                        // virtual worker slots
   int service_ms = 10;                    // how long a request occupies a slot
   std::size_t queue = 500;                // requests waiting for a slot; 0: unbounded
-  int backlog = 128;                      // listen() backlog
+  int backlog = 32;                       // listen() backlog
+  int shed_pause_ms = 200;                // after shedding, accept nothing for this long
   std::optional<std::size_t> body_bytes;  // reply body size; unset: the search form page
 };
 
 constexpr std::string_view usage_text =
     "usage: demo_server [--host ADDR] [--port N] [--workers N] [--service-ms M]\n"
-    "                   [--queue N] [--backlog N] [--body-bytes N]\n"
+    "                   [--queue N] [--backlog N] [--shed-pause-ms N] [--body-bytes N]\n"
     "  capacity = workers * 1000 / service-ms replies/s (default 2 * 1000 / 10 = 200);\n"
-    "  --queue 0 means unbounded; a request that finds the queue full is reset.\n";
+    "  --queue 0 means unbounded (default 500); a request that finds the queue full is\n"
+    "  reset, and the server then accepts nothing for --shed-pause-ms (default 200), so\n"
+    "  that new connections wait in the listen backlog (--backlog, default 32) or have\n"
+    "  their SYNs dropped by the kernel.\n";
 
 // Thrown for a bad command line; main() prints the usage and exits with status 2.
 struct UsageError : std::runtime_error {
@@ -99,6 +105,8 @@ Options parse_options(int argc, char** argv) {
       options.service_ms = parse_number<int>(arg, value, 0, 3600 * 1000);
     } else if (arg == "--queue") {
       options.queue = parse_number<std::size_t>(arg, value, 0, 10'000'000);
+    } else if (arg == "--shed-pause-ms") {
+      options.shed_pause_ms = parse_number<int>(arg, value, 0, 60'000);
     } else if (arg == "--backlog") {
       options.backlog = parse_number<int>(arg, value, 1, 1 << 20);
     } else if (arg == "--body-bytes") {
@@ -257,6 +265,7 @@ class Server {
   void listen_on(const Options& options);
   void accept_all();
   void resume_accepting();
+  void pause_accepting();
   void read_from(Connection& connection);
   void request_complete(Connection& connection);
   void start_service(Slot& slot, Connection& connection,
@@ -276,6 +285,8 @@ class Server {
   std::vector<EventPtr> signal_events_;
   std::chrono::microseconds service_time_;
   std::size_t queue_limit_;
+  int shed_pause_ms_;
+  bool accept_paused_ = false;
   std::string reply_ok_, reply_ok_head_, reply_bad_;
   std::vector<Slot> slots_;
   std::deque<Connection*> queue_;
@@ -297,7 +308,8 @@ EventBasePtr make_precise_base() {
 Server::Server(const Options& options)
     : base_(make_precise_base()),
       service_time_(std::chrono::milliseconds(options.service_ms)),
-      queue_limit_(options.queue) {
+      queue_limit_(options.queue),
+      shed_pause_ms_(options.shed_pause_ms) {
   if (!base_) throw std::runtime_error("event_base_new failed");
   const std::string body = make_body(options.body_bytes);
   reply_ok_ = make_reply(200, "OK", body, true);
@@ -385,7 +397,20 @@ void Server::accept_all() {
   }
 }
 
+// A server that has just shed a request is too busy to accept more for a while (as a thread-pool
+// server whose acceptor waits for room): new connections wait in the kernel's listen backlog
+// meanwhile, and once that is full the kernel drops their SYNs, so clients retransmit, their
+// connect times climb, and some give up (client-timo), as they did against the seed's servers.
+void Server::pause_accepting() {
+  if (shed_pause_ms_ <= 0 || accept_paused_) return;
+  accept_paused_ = true;
+  event_del(listen_event_.get());
+  const timeval pause{shed_pause_ms_ / 1000, (shed_pause_ms_ % 1000) * 1000};
+  event_add(resume_event_.get(), &pause);
+}
+
 void Server::resume_accepting() {
+  accept_paused_ = false;
   event_add(listen_event_.get(), nullptr);
   accept_all();
 }
@@ -447,6 +472,7 @@ void Server::request_complete(Connection& connection) {
   } else {
     ++counters_.shed;
     reset(connection);
+    pause_accepting();
   }
 }
 
