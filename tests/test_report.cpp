@@ -73,6 +73,7 @@ Summary distinctive_summary() {
   set_error(s, ErrorKind::parse_chunk, 8);
   set_error(s, ErrorKind::parse_other, 9);
   s.errors_total = 81;
+  s.errors_other_httperf = 32;  // other 2 plus the parse errors 6 + 7 + 8 + 9
   s.offered_rate_per_s = 300;
   s.issue_window_s = 133.33;
   s.issued_rate_per_s = 299.93;
@@ -155,7 +156,7 @@ CPU time [s]: user 1.23 system 2.50 (user 0.9% system 1.9% total 2.8%)
 Net I/O: 247.1 KB/s (2.0*10^6 bps)
 
 Errors: total 81 client-timo 3 socket-timo 11 connrefused 4 connreset 5
-Errors: fd-unavail 12 addrunavail 1 ftab-full 13 other 2
+Errors: fd-unavail 12 addrunavail 1 ftab-full 13 other 32
 Errors: parse-status 6 parse-header 7 parse-chunk 8 parse-other 9
 
 Offered rate: 300.0 conn/s, issue window 133.330 s (first to last arrival), issued rate 299.9 conn/s

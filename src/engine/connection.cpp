@@ -146,34 +146,16 @@ void Connection::on_readable(TimePoint now) {
     if (n > 0) {
       if (!parser_.started()) first_byte_ = now;
       std::size_t consumed = 0;
-      switch (parser_.feed(buffer.data(), static_cast<std::size_t>(n), consumed)) {
-        case http::FeedStatus::complete:
-          reply_done(now);
-          return;
-        case http::FeedStatus::error:
-          fail(parse_error_kind(parser_.error()), now);
-          return;
-        case http::FeedStatus::need_more:
-          break;
-      }
+      if (settle(parser_.feed(buffer.data(), static_cast<std::size_t>(n), consumed), now)) return;
       touch(now);
       // A short read emptied the socket; only a full buffer may have more behind it.
       if (static_cast<std::size_t>(n) < buffer.size()) return;
       continue;
     }
     if (n == 0) {
-      // The server closed: that ends a close-delimited body; any other reply is cut short.
-      switch (parser_.finish()) {
-        case http::FeedStatus::complete:
-          reply_done(now);
-          return;
-        case http::FeedStatus::error:
-          fail(parse_error_kind(parser_.error()), now);
-          return;
-        case http::FeedStatus::need_more:
-          fail(ErrorKind::connreset, now);
-          return;
-      }
+      // The server closed: that ends a close-delimited body; any other reply is cut short, and
+      // a close before any byte of a reply is httperf's connreset too.
+      if (!settle(parser_.finish(), now)) fail(ErrorKind::connreset, now);
       return;
     }
     if (errno == EAGAIN || errno == EWOULDBLOCK) return;
@@ -181,6 +163,20 @@ void Connection::on_readable(TimePoint now) {
     fail(error_from_errno(errno), now);
     return;
   }
+}
+
+bool Connection::settle(http::FeedStatus status, TimePoint now) {
+  switch (status) {
+    case http::FeedStatus::complete:
+      reply_done(now);
+      return true;
+    case http::FeedStatus::error:
+      fail(parse_error_kind(parser_.error()), now);
+      return true;
+    case http::FeedStatus::need_more:
+      break;
+  }
+  return false;
 }
 
 void Connection::touch(TimePoint now) {

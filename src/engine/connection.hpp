@@ -47,6 +47,9 @@ class Connection {
   void on_readable(TimePoint now);
   void send_request(TimePoint now);
   void wait_for(short what);
+  // Acts on what the parser found: ends the connection on a whole reply or a malformed one.
+  // Returns true when the connection ended.
+  bool settle(http::FeedStatus status, TimePoint now);
   void touch(TimePoint now);  // pushes the watchdog back after I/O
   void reply_done(TimePoint now);
   void fail(ErrorKind kind, TimePoint now);

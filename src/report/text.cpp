@@ -97,7 +97,7 @@ void append_httperf_lines(std::string& out, const stats::Summary& s) {
           "Errors: fd-unavail %" PRIu64 " addrunavail %" PRIu64 " ftab-full %" PRIu64
           " other %" PRIu64 "\n",
           errors_of(s, ErrorKind::fd_unavail), errors_of(s, ErrorKind::addrunavail),
-          errors_of(s, ErrorKind::ftab_full), errors_of(s, ErrorKind::other));
+          errors_of(s, ErrorKind::ftab_full), s.errors_other_httperf);
 }
 
 // rateperf's own lines. Their labels start with words httperf never prints at the start of a

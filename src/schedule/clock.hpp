@@ -17,7 +17,7 @@ inline double to_s(Duration d) { return std::chrono::duration<double>(d).count()
 // Converts floating-point seconds (as given on the command line) to a Duration, rounding to the
 // nearest nanosecond.
 inline Duration from_s(double seconds) {
-  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(seconds));
+  return std::chrono::round<Duration>(std::chrono::duration<double>(seconds));
 }
 
 }  // namespace rateperf

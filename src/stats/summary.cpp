@@ -23,7 +23,11 @@ MsFigures ms_figures(const Histogram& h) {
   f.avg_ms = ns_to_ms(h.mean());
   f.max_ms = ns_to_ms(static_cast<double>(h.max()));
   f.median_ms = ns_to_ms(static_cast<double>(h.percentile(50)));
-  f.stddev_ms = ns_to_ms(h.stddev());
+  // The histogram's spread is the population's; httperf divides by n - 1.
+  if (f.count > 1) {
+    const double n = static_cast<double>(f.count);
+    f.stddev_ms = ns_to_ms(h.stddev()) * std::sqrt(n / (n - 1));
+  }
   return f;
 }
 
@@ -102,6 +106,11 @@ struct SummaryBuilder {
 
     s.errors = c.errors_;
     s.errors_total = c.errors_total();
+    s.errors_other_httperf = 0;
+    for (const ErrorKind kind : {ErrorKind::other, ErrorKind::parse_status, ErrorKind::parse_header,
+                                 ErrorKind::parse_chunk, ErrorKind::parse_other}) {
+      s.errors_other_httperf += s.errors[static_cast<std::size_t>(kind)];
+    }
 
     s.offered_rate_per_s = run.offered_rate_per_s;
     if (s.arrivals > 0) s.issue_window_s = std::max(0.0, to_s(run.last_arrival - run.first_arrival));

@@ -71,6 +71,9 @@ struct Summary {
 
   ErrorCounts errors{};            // per kind
   std::uint64_t errors_total = 0;  // the sum over all kinds
+  // "other" as httperf's line prints it: other errnos and malformed replies (which httperf
+  // lumps together), so that httperf's two Errors lines still add up to the total.
+  std::uint64_t errors_other_httperf = 0;
 
   // rateperf's own figures, which httperf lacks.
   double offered_rate_per_s = 0;  // the schedule's mean rate (0: sequential)
