@@ -3,9 +3,11 @@
 #include <chrono>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "options/options.hpp"
+#include "options/url.hpp"
 
 namespace {
 
@@ -14,8 +16,10 @@ using rateperf::Duration;
 using rateperf::options::Action;
 using rateperf::options::Config;
 using rateperf::options::echo_command_line;
+using rateperf::options::parse_url;
 using rateperf::options::Parsed;
 using rateperf::options::PeriodKind;
+using rateperf::options::Url;
 using rateperf::options::UsageError;
 
 // Parses a command line given as words, "rateperf" being prepended as argv[0].
@@ -35,6 +39,17 @@ Config config_of(std::initializer_list<const char*> words) {
 std::string usage_error(std::initializer_list<const char*> words) {
   try {
     parse_words(words);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  FAIL("no UsageError was thrown");
+  return {};
+}
+
+// The message of the UsageError parse_url throws; fails the test when none is thrown.
+std::string url_error(std::string_view url) {
+  try {
+    parse_url(url);
   } catch (const UsageError& e) {
     return e.what();
   }
@@ -79,12 +94,39 @@ TEST_SUITE("options") {
   }
 
   TEST_CASE("each option lands in Config, durations in their unit") {
-    const Config c = config_of({"--server", "10.0.0.1", "--port", "8080", "--uri", "/a/b?c=d",
-                                "--server-name", "example.org", "--num-conns", "40000",
-                                "--num-calls", "1", "--timeout", "2.5", "--think-timeout", "0.25",
-                                "--method", "POST", "--add-header", "X-A: 1", "--add-header",
-                                "X-B: 2\\n", "--http-version", "1.0", "--send-buffer", "1000",
-                                "--recv-buffer", "2000", "--client", "2/5", "--seed", "99", "-v",
+    const Config c = config_of({"--server",
+                                "10.0.0.1",
+                                "--port",
+                                "8080",
+                                "--uri",
+                                "/a/b?c=d",
+                                "--server-name",
+                                "example.org",
+                                "--num-conns",
+                                "40000",
+                                "--num-calls",
+                                "1",
+                                "--timeout",
+                                "2.5",
+                                "--think-timeout",
+                                "0.25",
+                                "--method",
+                                "POST",
+                                "--add-header",
+                                "X-A: 1",
+                                "--add-header",
+                                "X-B: 2\\n",
+                                "--http-version",
+                                "1.0",
+                                "--send-buffer",
+                                "1000",
+                                "--recv-buffer",
+                                "2000",
+                                "--client",
+                                "2/5",
+                                "--seed",
+                                "99",
+                                "-v",
                                 "--verbose"});
     CHECK(c.server == "10.0.0.1");
     CHECK(c.port == 8080);
@@ -226,10 +268,11 @@ TEST_SUITE("options") {
       const Parsed parsed = parse_words({word});
       CHECK(parsed.action == Action::help);
       for (const char* option :
-           {"--server", "--port", "--uri", "--server-name", "--rate", "--period", "--num-conns",
-            "--num-calls", "--timeout", "--think-timeout", "--seed", "--method", "--add-header",
-            "--http-version", "--send-buffer", "--recv-buffer", "--verbose", "--client", "--help",
-            "--version", "http://"}) {
+           {"--server",      "--port",      "--uri",        "--server-name",  "--rate",
+            "--period",      "--num-conns", "--num-calls",  "--timeout",      "--think-timeout",
+            "--seed",        "--method",    "--add-header", "--http-version", "--send-buffer",
+            "--recv-buffer", "--verbose",   "--client",     "--help",         "--version",
+            "http://"}) {
         CAPTURE(option);
         CHECK(contains(parsed.text, option));
       }
@@ -261,8 +304,10 @@ TEST_SUITE("options") {
     CHECK(usage_error({"--timeout", "-1"}) == "--timeout: must not be negative (got -1)");
     CHECK(usage_error({"--timeout", "1s"}) == "--timeout: '1s' is not a number");
     CHECK(usage_error({"--think-timeout", "x"}) == "--think-timeout: 'x' is not a number");
-    CHECK(usage_error({"--send-buffer", "0"}) == "--send-buffer: must be within 1..4294967295 (got 0)");
-    CHECK(usage_error({"--recv-buffer", "-1"}) == "--recv-buffer: must be within 1..4294967295 (got -1)");
+    CHECK(usage_error({"--send-buffer", "0"}) ==
+          "--send-buffer: must be within 1..4294967295 (got 0)");
+    CHECK(usage_error({"--recv-buffer", "-1"}) ==
+          "--recv-buffer: must be within 1..4294967295 (got -1)");
     CHECK(usage_error({"--seed", "-1"}) == "--seed: must not be negative (got -1)");
     CHECK(usage_error({"--num-calls", "0"}) == "--num-calls: must be at least 1 (got 0)");
     CHECK(usage_error({"--num-calls", "2"}) ==
@@ -318,13 +363,16 @@ TEST_SUITE("options") {
   }
 
   TEST_CASE("URLs other than http:// are refused, naming the URL") {
-    for (const char* url : {"https://example.org/", "ftp://example.org/", "foo", "example.org:80"}) {
+    for (const char* url :
+         {"https://example.org/", "ftp://example.org/", "foo", "example.org:80"}) {
       CAPTURE(url);
-      CHECK(usage_error({url}) == "URL '" + std::string(url) + "': only http:// URLs are supported");
+      CHECK(usage_error({url}) ==
+            "URL '" + std::string(url) + "': only http:// URLs are supported");
     }
     CHECK(usage_error({"http://"}) == "URL 'http://': no host");
     CHECK(usage_error({"http://h:0/"}) == "URL 'http://h:0/': the port must be within 1..65535");
-    CHECK(usage_error({"http://h:99999/"}) == "URL 'http://h:99999/': the port must be within 1..65535");
+    CHECK(usage_error({"http://h:99999/"}) ==
+          "URL 'http://h:99999/': the port must be within 1..65535");
     CHECK(usage_error({"http://h:x/"}) == "URL 'http://h:x/': the port must be within 1..65535");
     CHECK(contains(usage_error({"http://[::1/"}), "URL 'http://[::1/'"));
     CHECK(usage_error({"http://a/", "http://b/"}) ==
@@ -355,11 +403,12 @@ TEST_SUITE("options") {
   }
 
   TEST_CASE("echo_command_line puts the other options where httperf does, --seed last") {
-    const Config c = config_of({"-v", "--think-timeout", "2", "--timeout", "1.5", "--client",
-                                "1/3", "--server", "::1", "--server-name", "h.example", "--port",
-                                "9", "--uri", "/x", "--http-version", "1.0", "--period", "e0.2",
-                                "--send-buffer", "100", "--add-header", "X-A: b\\n", "--method",
-                                "HEAD", "--num-conns", "7", "--seed", "42"});
+    const Config c =
+        config_of({"-v",   "--think-timeout", "2",   "--timeout",      "1.5",       "--client",
+                   "1/3",  "--server",        "::1", "--server-name",  "h.example", "--port",
+                   "9",    "--uri",           "/x",  "--http-version", "1.0",       "--period",
+                   "e0.2", "--send-buffer",   "100", "--add-header",   "X-A: b\\n", "--method",
+                   "HEAD", "--num-conns",     "7",   "--seed",         "42"});
     CHECK(echo_command_line(c) ==
           "rateperf --verbose --think-timeout=2 --timeout=1.5 --client=1/3 --server=::1 "
           "--server-name=h.example --port=9 --uri=/x --http-version=1.0 --period=e0.2 "
@@ -372,5 +421,51 @@ TEST_SUITE("options") {
     CHECK(contains(echo_command_line(config_of({"--period", "v0.1,2,0.01,3"})),
                    " --period=v0.1,2,0.01,3 "));
     CHECK(contains(echo_command_line(config_of({"--rate", "333.5"})), " --rate=333.5 "));
+  }
+
+  TEST_CASE("parse_url splits host, port and request target") {
+    Url url = parse_url("http://example.org:8080/a/b?q=1");
+    CHECK(url.host == "example.org");
+    CHECK(url.port == 8080);
+    CHECK(url.target == "/a/b?q=1");
+
+    // The scheme is case-insensitive; the host keeps its case, as typed.
+    url = parse_url("HTTP://Example.org");
+    CHECK(url.host == "Example.org");
+    CHECK(url.port == 80);
+    CHECK(url.target == "/");
+
+    // A query without a path gets the root path; a fragment is never sent.
+    CHECK(parse_url("http://h?x=1").target == "/?x=1");
+    CHECK(parse_url("http://h#top").target == "/");
+    CHECK(parse_url("http://h/p#top?no").target == "/p");
+    CHECK(parse_url("http://h:65535").port == 65535);
+  }
+
+  TEST_CASE("parse_url takes an IPv6 literal in brackets and drops the brackets") {
+    Url url = parse_url("http://[2001:db8::7]:9000/x");
+    CHECK(url.host == "2001:db8::7");
+    CHECK(url.port == 9000);
+    CHECK(url.target == "/x");
+
+    url = parse_url("http://[::1]?q");
+    CHECK(url.host == "::1");
+    CHECK(url.port == 80);
+    CHECK(url.target == "/?q");
+  }
+
+  TEST_CASE("parse_url refuses malformed URLs with a message naming the URL and the problem") {
+    CHECK(url_error("http://[]/") == "URL 'http://[]/': no host");
+    CHECK(url_error("http://:80/") == "URL 'http://:80/': no host");
+    CHECK(url_error("http://[::1]x/") ==
+          "URL 'http://[::1]x/': unexpected text after the IPv6 address");
+    CHECK(url_error("http://[::1") == "URL 'http://[::1': the IPv6 address lacks its ']'");
+    CHECK(url_error("http://h:/") == "URL 'http://h:/': the port must be within 1..65535");
+    CHECK(url_error("http://h:+80/") == "URL 'http://h:+80/': the port must be within 1..65535");
+    CHECK(url_error("http://user:pw@h/") ==
+          "URL 'http://user:pw@h/': user names and passwords are not supported");
+    CHECK(url_error("http://h/a b") ==
+          "URL 'http://h/a b': must not contain spaces or control characters");
+    CHECK(url_error("http:/h/") == "URL 'http:/h/': only http:// URLs are supported");
   }
 }

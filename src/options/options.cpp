@@ -1,8 +1,6 @@
 #include "options/options.hpp"
 
 #include <boost/program_options.hpp>
-
-#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <chrono>
@@ -13,6 +11,10 @@
 #include <string_view>
 #include <system_error>
 #include <utility>
+
+#include "options/help.hpp"
+#include "options/text.hpp"
+#include "options/url.hpp"
 
 #ifndef RATEPERF_VERSION
 #define RATEPERF_VERSION "dev"
@@ -33,8 +35,6 @@ constexpr std::uint64_t no_limit = std::numeric_limits<std::uint64_t>::max();
   throw UsageError(std::string(option) + ": " + problem);
 }
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
-
 std::string format_g(double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%g", value);
@@ -48,7 +48,8 @@ double parse_real(std::string_view option, std::string_view text) {
   double value = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec == std::errc::result_out_of_range && ptr == end) fail(option, quoted(text) + " is out of range");
+  if (ec == std::errc::result_out_of_range && ptr == end)
+    fail(option, quoted(text) + " is out of range");
   if (ec != std::errc() || ptr != end || !std::isfinite(value)) {
     fail(option, quoted(text) + " is not a number");
   }
@@ -104,18 +105,11 @@ std::uint64_t parse_whole(std::string_view option, std::string_view text, std::u
   return value;
 }
 
-bool has_space_or_control(std::string_view text) {
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u == 0x7f) return true;
-  }
-  return false;
-}
-
 // A request target as it goes on the request line: a space or a control character there would
 // break the request, and everything but an absolute path is for proxies.
 std::string check_uri(std::string_view option, std::string_view uri) {
-  if (uri.empty() || uri.front() != '/') fail(option, "must start with '/' (got " + quoted(uri) + ")");
+  if (uri.empty() || uri.front() != '/')
+    fail(option, "must start with '/' (got " + quoted(uri) + ")");
   if (has_space_or_control(uri)) {
     fail(option, "must not contain spaces or control characters (got " + quoted(uri) + ")");
   }
@@ -128,7 +122,8 @@ std::string check_host(std::string_view option, std::string_view host) {
     host = host.substr(1, host.size() - 2);
   }
   if (host.empty()) fail(option, "must not be empty");
-  if (has_space_or_control(host)) fail(option, "must not contain spaces (got " + quoted(host) + ")");
+  if (has_space_or_control(host))
+    fail(option, "must not contain spaces (got " + quoted(host) + ")");
   return std::string(host);
 }
 
@@ -162,8 +157,8 @@ ParsedPeriod parse_period(std::string_view text) {
     letter = text.front();
     rest.remove_prefix(1);
     if (std::string_view("duev").find(letter) == std::string_view::npos) {
-      fail(option, "unknown distribution '" + std::string(1, letter) + "', expected d, u, e or v (got " +
-                       shown + ")");
+      fail(option, "unknown distribution '" + std::string(1, letter) +
+                       "', expected d, u, e or v (got " + shown + ")");
     }
   }
 
@@ -191,13 +186,15 @@ ParsedPeriod parse_period(std::string_view text) {
   Period& period = result.period;
   switch (letter) {
     case 'd':
-      if (numbers.size() != 1) fail(option, "d takes one number, the gap in seconds (got " + shown + ")");
+      if (numbers.size() != 1)
+        fail(option, "d takes one number, the gap in seconds (got " + shown + ")");
       period.kind = PeriodKind::deterministic;
       period.mean = seconds(numbers[0]);
       result.rate_per_s = numbers[0] > 0 ? 1 / numbers[0] : 0;
       break;
     case 'e':
-      if (numbers.size() != 1) fail(option, "e takes one number, the mean gap in seconds (got " + shown + ")");
+      if (numbers.size() != 1)
+        fail(option, "e takes one number, the mean gap in seconds (got " + shown + ")");
       if (numbers[0] <= 0) fail(option, "the mean gap of e must be positive (got " + shown + ")");
       period.kind = PeriodKind::exponential;
       period.mean = seconds(numbers[0]);
@@ -222,7 +219,8 @@ ParsedPeriod parse_period(std::string_view text) {
       double cycle_s = 0;
       for (std::size_t i = 0; i < numbers.size(); i += 2) {
         if (numbers[i] <= 0) fail(option, "v gaps must be positive (got " + shown + ")");
-        if (numbers[i + 1] <= 0) fail(option, "v step lengths must be positive (got " + shown + ")");
+        if (numbers[i + 1] <= 0)
+          fail(option, "v step lengths must be positive (got " + shown + ")");
         period.steps.push_back({seconds(numbers[i]), seconds(numbers[i + 1])});
         arrivals += numbers[i + 1] / numbers[i];
         cycle_s += numbers[i + 1];
@@ -234,179 +232,10 @@ ParsedPeriod parse_period(std::string_view text) {
   return result;
 }
 
-struct UrlParts {
-  std::string host;
-  std::uint16_t port = 80;
-  std::string uri = "/";
-};
-
-// http://host[:port][/path][?query][#fragment]; the fragment is never sent, as browsers do.
-UrlParts parse_url(std::string_view url) {
-  auto fail_url = [&](const std::string& problem) {
-    throw UsageError("URL " + quoted(url) + ": " + problem);
-  };
-  constexpr std::string_view scheme = "http://";
-  bool is_http = url.size() >= scheme.size();
-  for (std::size_t i = 0; is_http && i < scheme.size(); ++i) {
-    is_http = std::tolower(static_cast<unsigned char>(url[i])) == scheme[i];
-  }
-  if (!is_http) fail_url("only http:// URLs are supported");
-  if (has_space_or_control(url)) fail_url("must not contain spaces or control characters");
-
-  const std::string_view rest = url.substr(scheme.size());
-  const std::size_t target_start = rest.find_first_of("/?#");
-  const std::string_view authority = rest.substr(0, target_start);
-  std::string_view target = target_start == std::string_view::npos ? "" : rest.substr(target_start);
-  if (authority.find('@') != std::string_view::npos) fail_url("user names and passwords are not supported");
-
-  UrlParts parts;
-  std::string_view host;
-  std::string_view port_text;
-  bool has_port = false;
-  if (!authority.empty() && authority.front() == '[') {
-    const std::size_t close = authority.find(']');
-    if (close == std::string_view::npos) fail_url("the IPv6 address lacks its ']'");
-    host = authority.substr(1, close - 1);
-    const std::string_view after = authority.substr(close + 1);
-    if (!after.empty()) {
-      if (after.front() != ':') fail_url("unexpected text after the IPv6 address");
-      has_port = true;
-      port_text = after.substr(1);
-    }
-  } else {
-    const std::size_t colon = authority.find(':');
-    host = authority.substr(0, colon);
-    if (colon != std::string_view::npos) {
-      has_port = true;
-      port_text = authority.substr(colon + 1);
-    }
-  }
-  if (host.empty()) fail_url("no host");
-  parts.host = std::string(host);
-  if (has_port) {
-    unsigned port = 0;
-    const char* end = port_text.data() + port_text.size();
-    const auto [ptr, ec] = std::from_chars(port_text.data(), end, port);
-    if (ec != std::errc() || ptr != end || port < 1 || port > 65535) {
-      fail_url("the port must be within 1..65535");
-    }
-    parts.port = static_cast<std::uint16_t>(port);
-  }
-  target = target.substr(0, target.find('#'));
-  if (!target.empty()) parts.uri = target.front() == '?' ? "/" + std::string(target) : std::string(target);
-  return parts;
-}
-
-struct Descriptions {
-  std::vector<po::options_description> groups;  // shown by --help, in order
-  std::vector<std::string> captions;             // the groups' headings
-  po::options_description all;                  // the groups plus the hidden positional URL
-};
-
-Descriptions make_descriptions() {
-  auto text = [](const char* name) { return po::value<std::string>()->value_name(name); };
-  Descriptions d;
-
-  po::options_description target("Target");
-  target.add_options()
-      ("server", text("S"), "host name or address of the server (default localhost)")
-      ("port", text("N"), "TCP port of the server, 1..65535 (default 80)")
-      ("uri", text("S"), "request target, starting with '/' (default /)")
-      ("server-name", text("S"), "Host header (default: the server, plus :port if not 80)");
-  d.groups.push_back(target);
-  d.captions.emplace_back("Target");
-
-  po::options_description load("Load");
-  load.add_options()
-      ("rate", text("X"), "connections per second; 0: one after another (default 0)")
-      ("period", text("[d|u|e|v]T1[,T2...]"), "gaps between connections, instead of --rate (see below)")
-      ("num-conns", text("N"), "connections to issue in all (default 1)")
-      ("num-calls", text("N"), "requests per connection; only 1 for now (default 1)")
-      ("timeout", text("X"), "inactivity timeout in seconds; 0: none (default 0)")
-      ("think-timeout", text("X"), "seconds added to --timeout for the reply to start (default 0)")
-      ("seed", text("N"), "seed of the u and e gaps (default 1 + I of --client)");
-  d.groups.push_back(load);
-  d.captions.emplace_back("Load");
-
-  po::options_description request("Request");
-  request.add_options()
-      ("method", text("S"), "request method (default GET)")
-      ("add-header", text("S"), "extra header, repeatable; \\n separates lines (default none)")
-      ("http-version", text("V"), "1.0 or 1.1 (default 1.1)");
-  d.groups.push_back(request);
-  d.captions.emplace_back("Request");
-
-  po::options_description socket("Socket");
-  socket.add_options()
-      ("send-buffer", text("N"), "SO_SNDBUF in bytes (default: the kernel's, echoed as 4096)")
-      ("recv-buffer", text("N"), "SO_RCVBUF in bytes (default: the kernel's, echoed as 16384)");
-  d.groups.push_back(socket);
-  d.captions.emplace_back("Socket");
-
-  po::options_description output("Output");
-  output.add_options()("verbose,v", "print reply-rate samples as they come (default off)");
-  d.groups.push_back(output);
-  d.captions.emplace_back("Output");
-
-  po::options_description misc("Misc");
-  misc.add_options()
-      ("client", text("I/N"), "this is client I of N, 0 <= I < N (default 0/1)")
-      ("help,h", "print this help and exit")
-      ("version,V", "print the version and exit");
-  d.groups.push_back(misc);
-  d.captions.emplace_back("Misc");
-
-  for (const auto& group : d.groups) d.all.add(group);
-  d.all.add_options()("url", po::value<std::string>());
-  return d;
-}
-
-// One line per option, in one column layout for every group; Boost's own layout wraps each
-// group at its own width.
-std::string help_text(const Descriptions& d) {
-  std::vector<std::pair<std::string, std::string>> rows;  // empty description: a group heading
-  std::size_t width = 0;
-  for (std::size_t i = 0; i < d.groups.size(); ++i) {
-    rows.emplace_back(d.captions[i] + ":", "");
-    for (const auto& option : d.groups[i].options()) {
-      std::string name = option->canonical_display_name(po::command_line_style::allow_long);
-      // format_name() gives "-v [ --verbose ]" for an option with a short name.
-      const std::string both = option->format_name();
-      if (both.size() > 2 && both[0] == '-' && both[1] != '-') name = both.substr(0, 2) + ", " + name;
-      const std::string parameter = option->format_parameter();
-      if (!parameter.empty()) name += " " + parameter;
-      width = std::max(width, name.size());
-      rows.emplace_back(std::move(name), option->description());
-    }
-  }
-
-  std::string out =
-      "Usage: rateperf [OPTION]... [http://HOST[:PORT][/PATH[?QUERY]]]\n"
-      "Open-loop HTTP benchmark: starts connections at a fixed rate whatever the server does,\n"
-      "and reports in httperf's format.\n";
-  for (const auto& [name, description] : rows) {
-    if (description.empty()) {
-      out += "\n" + name + "\n";
-    } else {
-      out += "  " + name + std::string(width + 2 - name.size(), ' ') + description + "\n";
-    }
-  }
-  out +=
-      "\n--period, all numbers in seconds:\n"
-      "  d T1 or T1         a fixed gap T1 (d0: one connection after another)\n"
-      "  e T1               exponential gaps with mean T1 (Poisson arrivals)\n"
-      "  u T1,T2            gaps uniform in [T1,T2)\n"
-      "  v T1,D1,T2,D2...   gap T1 for D1 seconds, then T2 for D2 seconds..., cycling\n"
-      "\nURL form: a URL argument sets --server, --port (default 80) and --uri (default /);\n"
-      "an IPv6 address goes in brackets (http://[::1]:8080/). Options given explicitly\n"
-      "override the URL's parts. Only http:// is supported.\n"
-      "\nExample: rateperf --server 127.0.0.1 --port 8080 --rate 300 --num-conns 40000 --timeout 5\n";
-  return out;
-}
-
 // Options that take one value and may appear once; --add-header and --verbose repeat.
 bool repeatable(const std::string& key) {
-  return key == "add-header" || key == "verbose" || key == "url" || key == "help" || key == "version";
+  return key == "add-header" || key == "verbose" || key == "url" || key == "help" ||
+         key == "version";
 }
 
 }  // namespace
@@ -444,7 +273,8 @@ Parsed parse(int argc, const char* const* argv) {
     if (key == "verbose") ++config.verbose;
     if (key == "add-header") config.add_headers.push_back(value);
     if (key == "url") urls.push_back(value);
-    if (!repeatable(key) && !given.emplace(key, value).second) fail("--" + key, "given more than once");
+    if (!repeatable(key) && !given.emplace(key, value).second)
+      fail("--" + key, "given more than once");
   }
   // Help and version answer whatever else the command line holds, as GNU tools do.
   if (result.action == Action::help) {
@@ -464,20 +294,23 @@ Parsed parse(int argc, const char* const* argv) {
   // A URL fills server, port and uri; explicit --server, --port and --uri then override its
   // parts, whatever their order on the line, so a URL can be reused with one part changed.
   if (urls.size() > 1) {
-    throw UsageError("only one URL may be given (got " + quoted(urls[0]) + " and " + quoted(urls[1]) + ")");
+    throw UsageError("only one URL may be given (got " + quoted(urls[0]) + " and " +
+                     quoted(urls[1]) + ")");
   }
   if (urls.size() == 1) {
-    const UrlParts parts = parse_url(urls[0]);
-    config.server = parts.host;
-    config.port = parts.port;
-    config.uri = parts.uri;
+    const Url url = parse_url(urls[0]);
+    config.server = url.host;
+    config.port = url.port;
+    config.uri = url.target;
   }
   if (const auto* v = get("server")) config.server = check_host("--server", *v);
-  if (const auto* v = get("port")) config.port = static_cast<std::uint16_t>(parse_whole("--port", *v, 1, 65535));
+  if (const auto* v = get("port"))
+    config.port = static_cast<std::uint16_t>(parse_whole("--port", *v, 1, 65535));
   if (const auto* v = get("uri")) config.uri = check_uri("--uri", *v);
   if (const auto* v = get("server-name")) config.server_name = check_host("--server-name", *v);
 
-  if (get("rate") != nullptr && get("period") != nullptr) throw UsageError("--rate and --period are exclusive");
+  if (get("rate") != nullptr && get("period") != nullptr)
+    throw UsageError("--rate and --period are exclusive");
   if (const auto* v = get("rate")) {
     const double rate = parse_real("--rate", *v);
     if (rate < 0) fail("--rate", "must not be negative (got " + *v + ")");
@@ -520,17 +353,20 @@ Parsed parse(int argc, const char* const* argv) {
     config.method = *v;
   }
   if (const auto* v = get("http-version")) {
-    if (*v != "1.0" && *v != "1.1") fail("--http-version", "expected 1.0 or 1.1 (got " + quoted(*v) + ")");
+    if (*v != "1.0" && *v != "1.1")
+      fail("--http-version", "expected 1.0 or 1.1 (got " + quoted(*v) + ")");
     config.http_version = *v;
   }
 
   constexpr std::uint64_t max_buffer = std::numeric_limits<std::uint32_t>::max();
   if (const auto* v = get("send-buffer")) {
-    config.send_buffer_bytes = static_cast<std::uint32_t>(parse_whole("--send-buffer", *v, 1, max_buffer));
+    config.send_buffer_bytes =
+        static_cast<std::uint32_t>(parse_whole("--send-buffer", *v, 1, max_buffer));
     config.send_buffer_given = true;
   }
   if (const auto* v = get("recv-buffer")) {
-    config.recv_buffer_bytes = static_cast<std::uint32_t>(parse_whole("--recv-buffer", *v, 1, max_buffer));
+    config.recv_buffer_bytes =
+        static_cast<std::uint32_t>(parse_whole("--recv-buffer", *v, 1, max_buffer));
     config.recv_buffer_given = true;
   }
 
@@ -542,7 +378,8 @@ Parsed parse(int argc, const char* const* argv) {
     bool ok = slash != std::string_view::npos;
     if (ok) {
       const auto [p1, e1] = std::from_chars(text.data(), text.data() + slash, id);
-      const auto [p2, e2] = std::from_chars(text.data() + slash + 1, text.data() + text.size(), count);
+      const auto [p2, e2] =
+          std::from_chars(text.data() + slash + 1, text.data() + text.size(), count);
       ok = e1 == std::errc() && p1 == text.data() + slash && e2 == std::errc() &&
            p2 == text.data() + text.size() && id < count;
     }
@@ -597,7 +434,8 @@ std::string echo_command_line(const Config& config) {
         std::string text = "--period=v";
         for (std::size_t i = 0; i < period.steps.size(); ++i) {
           if (i > 0) text += ",";
-          text += format_g(to_s(period.steps[i].gap)) + "," + format_g(to_s(period.steps[i].length));
+          text +=
+              format_g(to_s(period.steps[i].gap)) + "," + format_g(to_s(period.steps[i].length));
         }
         add(text);
         break;

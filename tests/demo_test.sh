@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the README's demo in a short form (8 s per rate) and checks the shape a user should see:
+# no errors below the demo server's capacity (200 replies/s); above it, a reply rate that stays
+# near capacity, reply times in the seconds, and errors.
+#   tests/demo_test.sh RATEPERF_BIN DEMO_SERVER_BIN
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+table=$(RATEPERF=$1 RATEPERF_DEMO_SERVER=$2 scripts/demo --build-dir "$work" --seconds 8 \
+        --rates "100 400" 2>"$work/stderr") || { cat "$work/stderr" >&2; exit 1; }
+echo "$table"
+
+# Columns: rate, connection time avg, CPU %, reply time, reply rate avg, errors, client-timo.
+row() { echo "$table" | awk -F'|' -v rate="$1" '$2 + 0 == rate { print $3, $4, $5, $6, $7, $8 }'; }
+read -r conn100 cpu100 reply100 rate100 errors100 timo100 <<<"$(row 100)"
+read -r conn400 cpu400 reply400 rate400 errors400 timo400 <<<"$(row 400)"
+
+fail=0
+check() { if ! awk "BEGIN { exit !($2) }"; then echo "FAIL: $1 ($2)" >&2; fail=1; fi; }
+check "no errors at 100/s" "$errors100 == 0 && $timo100 == 0"
+check "every reply at 100/s" "$rate100 > 90 && $rate100 < 110"
+check "fast replies at 100/s" "$reply100 < 500"
+check "reply rate flat near capacity at 400/s" "$rate400 > 170 && $rate400 < 230"
+check "reply time in the seconds at 400/s" "$reply400 > 1000"
+check "errors at 400/s" "$errors400 > 0"
+check "cheap client" "$cpu100 < 50"
+exit "$fail"
