@@ -1,6 +1,7 @@
 // rateperf: an open-loop, rate-controlled HTTP benchmarker. main() only wires the pieces
 // together: parse -> resolve -> run -> summarise -> report, and maps failures to exit codes
-// (0 the run completed, 1 it could not be done, 2 usage error).
+// (0 the run completed, 1 it could not be done, 2 usage error, 3 a --max-* threshold was
+// crossed).
 
 #include <netdb.h>
 #include <sys/resource.h>
@@ -59,6 +60,40 @@ void raise_descriptor_limit() {
   }
 }
 
+// Exit status of a run that crossed a user-set threshold (--max-lag, --max-error-rate): distinct
+// from success (0), failure to run (1) and usage errors (2), so a CI pipeline can gate on it.
+constexpr int kThresholdCrossed = 3;
+
+// Says on stderr what the figures are worth and which thresholds the run crossed; returns the
+// exit status.
+int judge(const options::Config& config, const stats::Summary& summary) {
+  if (summary.client_limited) {
+    std::fprintf(stderr,
+                 "rateperf: warning: the client fell behind its schedule (lag p99 %.3f ms, above "
+                 "%.3f ms): the figures measure the client, not the server\n",
+                 summary.lag_p99_ms, summary.lag_limit_ms);
+  }
+  int status = 0;
+  const double max_lag_ms = to_ms(config.max_lag);
+  if (config.max_lag > Duration::zero() && summary.lag_p99_ms > max_lag_ms) {
+    std::fprintf(stderr, "rateperf: threshold crossed: lag p99 %.3f ms > --max-lag %g ms\n",
+                 summary.lag_p99_ms, max_lag_ms);
+    status = kThresholdCrossed;
+  }
+  if (config.max_error_rate_percent >= 0 && summary.arrivals > 0) {
+    const double error_percent = 100.0 * static_cast<double>(summary.errors_total) /
+                                 static_cast<double>(summary.arrivals);
+    if (error_percent > config.max_error_rate_percent) {
+      std::fprintf(stderr,
+                   "rateperf: threshold crossed: %.2f %% of the connections failed > "
+                   "--max-error-rate %g %%\n",
+                   error_percent, config.max_error_rate_percent);
+      status = kThresholdCrossed;
+    }
+  }
+  return status;
+}
+
 double seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
 }
@@ -94,11 +129,12 @@ int run(const options::Config& config) {
   info.cpu_system_s = seconds(after.ru_stime) - seconds(before.ru_stime);
   info.offered_rate_per_s = config.period.sequential() ? 0 : config.rate_per_s;
   info.interrupted = result.interrupted;
+  info.verbose = config.verbose > 0;
 
   const stats::Summary summary = stats::summarize(result.collector, info);
   std::fputs(report::format_text(summary).c_str(), stdout);
   std::fflush(stdout);
-  return 0;
+  return judge(config, summary);
 }
 
 }  // namespace

@@ -70,13 +70,22 @@ TEST_SUITE("cli") {
     check_usage_error({"--server", s, "--rate", "inf"}, "--rate: 'inf' is not a number");
     check_usage_error({"--server", s, "--rate", "-5"}, "--rate: must not be negative (got -5)");
     check_usage_error({"--server", s, "--num-conns", "0"}, "--num-conns: must be at least 1");
-    check_usage_error({"--server", s, "--num-calls", "2"}, "--num-calls: values above 1 need keep-alive");
-    check_usage_error({"--server", s, "--port", "70000"}, "--port: must be within 1..65535 (got 70000)");
+    check_usage_error({"--server", s, "--num-calls", "2"},
+                      "--num-calls: values above 1 need keep-alive");
+    check_usage_error({"--server", s, "--port", "70000"},
+                      "--port: must be within 1..65535 (got 70000)");
     check_usage_error({"--server", s, "--timeout", "-1"}, "--timeout: must not be negative");
-    check_usage_error({"--server", s, "--think-timeout", "soon"}, "--think-timeout: 'soon' is not a number");
+    check_usage_error({"--server", s, "--think-timeout", "soon"},
+                      "--think-timeout: 'soon' is not a number");
     check_usage_error({"--server", s, "--send-buffer", "0"}, "--send-buffer:");
     check_usage_error({"--server", s, "--recv-buffer", "x"}, "--recv-buffer: 'x' is not a number");
     check_usage_error({"--server", s, "--seed", "-3"}, "--seed: must not be negative");
+    check_usage_error({"--server", s, "--max-error-rate", "150"},
+                      "--max-error-rate: must be within 0..100 (got 150)");
+    check_usage_error({"--server", s, "--max-error-rate", "lots"},
+                      "--max-error-rate: 'lots' is not a number");
+    check_usage_error({"--server", s, "--max-lag", "0"},
+                      "--max-lag: must be greater than 0 (got 0)");
   }
 
   TEST_CASE("other bad values exit with status 2, naming the option") {
@@ -86,10 +95,12 @@ TEST_SUITE("cli") {
     check_usage_error({"--server", s, "--period", "u2,1"}, "--period: u needs T1 <= T2");
     check_usage_error({"--server", s, "--period", "q1"}, "--period: unknown distribution 'q'");
     check_usage_error({"--server", s, "--period", "v1,2,3"}, "--period: v takes pairs");
-    check_usage_error({"--server", s, "--rate", "5", "--period", "e1"}, "--rate and --period are exclusive");
+    check_usage_error({"--server", s, "--rate", "5", "--period", "e1"},
+                      "--rate and --period are exclusive");
     check_usage_error({"--server", s, "--uri", "index.html"}, "--uri: must start with '/'");
     check_usage_error({"--server", s, "--method", "GE T"}, "--method:");
-    check_usage_error({"--server", s, "--http-version", "2.0"}, "--http-version: expected 1.0 or 1.1");
+    check_usage_error({"--server", s, "--http-version", "2.0"},
+                      "--http-version: expected 1.0 or 1.1");
     check_usage_error({"--server", ""}, "--server: must not be empty");
   }
 
@@ -101,7 +112,8 @@ TEST_SUITE("cli") {
   }
 
   TEST_CASE("bad URLs exit with status 2, naming the URL") {
-    check_usage_error({"https://127.0.0.1/"}, "URL 'https://127.0.0.1/': only http:// URLs are supported");
+    check_usage_error({"https://127.0.0.1/"},
+                      "URL 'https://127.0.0.1/': only http:// URLs are supported");
     check_usage_error({"ftp://127.0.0.1/"}, "URL 'ftp://127.0.0.1/'");
     check_usage_error({"foo"}, "URL 'foo'");
     check_usage_error({"http://127.0.0.1:0/"}, "URL 'http://127.0.0.1:0/'");
@@ -115,10 +127,11 @@ TEST_SUITE("cli") {
       CHECK(r.err.empty());
       CHECK(r.out.rfind("Usage: rateperf", 0) == 0);
       for (const char* option :
-           {"--server", "--port", "--uri", "--server-name", "--rate", "--period", "--num-conns",
-            "--num-calls", "--timeout", "--think-timeout", "--seed", "--method", "--add-header",
-            "--http-version", "--send-buffer", "--recv-buffer", "--verbose", "--client", "--help",
-            "--version", "http://"}) {
+           {"--server",      "--port",      "--uri",           "--server-name",  "--rate",
+            "--period",      "--num-conns", "--num-calls",     "--timeout",      "--think-timeout",
+            "--seed",        "--method",    "--add-header",    "--http-version", "--send-buffer",
+            "--recv-buffer", "--verbose",   "--client",        "--help",         "--version",
+            "http://",       "--max-lag",   "--max-error-rate"}) {
         CAPTURE(option);
         CHECK(r.out.find(option) != std::string::npos);
       }

@@ -182,4 +182,55 @@ TEST_SUITE("integration") {
           connections);
     CHECK(out.find("interrupted") != std::string::npos);
   }
+
+  TEST_CASE("latency percentiles of a server that answers after 20 ms") {
+    TestServer server(ServerMode::reply, {200}, "late\n", 20);
+    const ProcessResult run = run_rateperf(server.port(), {"--rate", "40", "--num-conns", "30",
+                                                           "--timeout", "5", "--verbose"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    const std::string intended = line(run.out, "Reply latency [ms]:");
+    CHECK(intended.find("(from intended start)") != std::string::npos);
+    const double p50 = figure(run.out, "Reply latency [ms]:", "p50");
+    CHECK(p50 >= 19.5);
+    CHECK(p50 < 35);
+    CHECK(figure(run.out, "Response time [ms]:", "p50") >= 19.5);
+    CHECK(figure(run.out, "Reply latency [ms]:", "max") >= p50);
+    // --verbose adds ab's table; its median row agrees with the p50 above.
+    CHECK(run.out.find("Percentage of the requests served within a certain time (ms)") !=
+          std::string::npos);
+    CHECK(figure(run.out, "  50%", "50%") == doctest::Approx(p50).epsilon(0.05));
+    // A punctual client: no warning.
+    CHECK(run.err.find("warning") == std::string::npos);
+  }
+
+  TEST_CASE("a client that cannot hold its schedule says so, and --max-lag fails the run") {
+    // A million connections per second is more than any client here can start: 5000 arrivals
+    // are due within 5 ms, and each socket() + connect() takes microseconds.
+    const ProcessResult run = run_rateperf(closed_port(), {"--rate", "1000000", "--num-conns",
+                                                           "5000", "--max-lag", "1"});
+    INFO(run.out << run.err);
+    CHECK(run.exit_code == 3);
+    CHECK(run.err.find("warning") != std::string::npos);
+    CHECK(run.err.find("--max-lag") != std::string::npos);
+    // The whole report is printed all the same.
+    CHECK(figure(run.out, "Total:", "connections") == 5000);
+    CHECK(figure(run.out, "Client lag [ms]:", "p99") > 1);
+    CHECK(figure(run.out, "Maximum connect burst length:", "length:") > 1);
+  }
+
+  TEST_CASE("--max-error-rate fails a run with too many errors, and only then") {
+    const ProcessResult refused = run_rateperf(closed_port(), {"--rate", "100", "--num-conns",
+                                                               "5", "--max-error-rate", "50"});
+    INFO(refused.out << refused.err);
+    CHECK(refused.exit_code == 3);
+    CHECK(refused.err.find("--max-error-rate") != std::string::npos);
+    CHECK(figure(refused.out, "Errors: total", "total") == 5);
+
+    TestServer server(ServerMode::reply);
+    const ProcessResult clean = run_rateperf(server.port(), {"--rate", "100", "--num-conns", "5",
+                                                             "--max-error-rate", "0"});
+    INFO(clean.out << clean.err);
+    CHECK(clean.exit_code == 0);
+  }
 }

@@ -90,6 +90,8 @@ TEST_SUITE("options") {
     CHECK(c.seed == 1);
     CHECK_FALSE(c.seed_given);
     CHECK(c.verbose == 0);
+    CHECK(c.max_lag == Duration::zero());
+    CHECK(c.max_error_rate_percent < 0);
     CHECK(c.argv0 == "rateperf");
   }
 
@@ -149,6 +151,40 @@ TEST_SUITE("options") {
     CHECK(c.seed == 99);
     CHECK(c.seed_given);
     CHECK(c.verbose == 2);
+  }
+
+  TEST_CASE("--max-lag is in milliseconds and --max-error-rate in percent") {
+    const Config c = config_of({"--max-lag", "2.5", "--max-error-rate", "1.5"});
+    CHECK(c.max_lag == 2500us);
+    CHECK(c.max_error_rate_percent == 1.5);
+
+    // Fractions of a millisecond keep their nanoseconds.
+    CHECK(config_of({"--max-lag=0.2"}).max_lag == 200us);
+    CHECK(config_of({"--max-lag", "1e-6"}).max_lag == 1ns);
+    CHECK(config_of({"--max-lag", "1000"}).max_lag == 1s);
+    // Both ends of the percentage are thresholds: 0 fails a run on its first error.
+    CHECK(config_of({"--max-error-rate", "0"}).max_error_rate_percent == 0);
+    CHECK(config_of({"--max-error-rate", "100"}).max_error_rate_percent == 100);
+  }
+
+  TEST_CASE("bad thresholds are refused with a message naming the option") {
+    CHECK(usage_error({"--max-lag", "0"}) == "--max-lag: must be greater than 0 (got 0)");
+    CHECK(usage_error({"--max-lag", "-3"}) == "--max-lag: must be greater than 0 (got -3)");
+    CHECK(usage_error({"--max-lag", "5ms"}) == "--max-lag: '5ms' is not a number");
+    CHECK(usage_error({"--max-lag", ""}) == "--max-lag: '' is not a number");
+    CHECK(usage_error({"--max-lag", "inf"}) == "--max-lag: 'inf' is not a number");
+    CHECK(usage_error({"--max-lag", "1e10"}) == "--max-lag: must be at most 1e+09 ms (got 1e10)");
+    // A positive lag below the clock's resolution would become zero, which means "none".
+    CHECK(usage_error({"--max-lag", "1e-8"}) == "--max-lag: below the 1 ns resolution (got 1e-8)");
+    CHECK(usage_error({"--max-error-rate", "150"}) ==
+          "--max-error-rate: must be within 0..100 (got 150)");
+    CHECK(usage_error({"--max-error-rate", "-1"}) ==
+          "--max-error-rate: must be within 0..100 (got -1)");
+    CHECK(usage_error({"--max-error-rate", "100.5"}) ==
+          "--max-error-rate: must be within 0..100 (got 100.5)");
+    CHECK(usage_error({"--max-error-rate", "5%"}) == "--max-error-rate: '5%' is not a number");
+    CHECK(usage_error({"--max-error-rate", "nan"}) == "--max-error-rate: 'nan' is not a number");
+    CHECK(usage_error({"--max-lag", "1", "--max-lag", "2"}) == "--max-lag: given more than once");
   }
 
   TEST_CASE("the --name=value form and short option bundles work") {
@@ -268,11 +304,11 @@ TEST_SUITE("options") {
       const Parsed parsed = parse_words({word});
       CHECK(parsed.action == Action::help);
       for (const char* option :
-           {"--server",      "--port",      "--uri",        "--server-name",  "--rate",
-            "--period",      "--num-conns", "--num-calls",  "--timeout",      "--think-timeout",
-            "--seed",        "--method",    "--add-header", "--http-version", "--send-buffer",
-            "--recv-buffer", "--verbose",   "--client",     "--help",         "--version",
-            "http://"}) {
+           {"--server",      "--port",      "--uri",           "--server-name",  "--rate",
+            "--period",      "--num-conns", "--num-calls",     "--timeout",      "--think-timeout",
+            "--seed",        "--method",    "--add-header",    "--http-version", "--send-buffer",
+            "--recv-buffer", "--verbose",   "--client",        "--help",         "--version",
+            "http://",       "--max-lag",   "--max-error-rate"}) {
         CAPTURE(option);
         CHECK(contains(parsed.text, option));
       }
@@ -421,6 +457,20 @@ TEST_SUITE("options") {
     CHECK(contains(echo_command_line(config_of({"--period", "v0.1,2,0.01,3"})),
                    " --period=v0.1,2,0.01,3 "));
     CHECK(contains(echo_command_line(config_of({"--rate", "333.5"})), " --rate=333.5 "));
+  }
+
+  TEST_CASE("echo_command_line appends the thresholds after --seed, only when given") {
+    CHECK(echo_command_line(config_of({"--max-error-rate", "2.5", "--seed", "7", "--max-lag",
+                                       "0.25", "--num-conns", "10"})) ==
+          "rateperf --client=0/1 --server=localhost --port=80 --uri=/ --send-buffer=4096 "
+          "--recv-buffer=16384 --num-conns=10 --num-calls=1 --seed=7 --max-lag=0.25 "
+          "--max-error-rate=2.5");
+    // A zero error rate is a threshold (any error fails the run), so it is echoed too.
+    const std::string zero = echo_command_line(config_of({"--max-error-rate", "0"}));
+    CHECK(zero.ends_with(" --num-calls=1 --max-error-rate=0"));
+    CHECK_FALSE(contains(zero, "--max-lag"));
+    CHECK_FALSE(contains(echo_command_line(config_of({"--max-lag", "3"})), "--max-error-rate"));
+    CHECK_FALSE(contains(echo_command_line(config_of({})), "--max-"));
   }
 
   TEST_CASE("parse_url splits host, port and request target") {

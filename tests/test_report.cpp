@@ -77,6 +77,16 @@ Summary distinctive_summary() {
   s.offered_rate_per_s = 300;
   s.issue_window_s = 133.33;
   s.issued_rate_per_s = 299.93;
+  s.latency_intended = {39980, 1.26, 2.34, 17.81, 250.47, 5012.96};
+  s.latency_actual = {39980, 1.04, 1.92, 3.61, 48.77, 5011.02};
+  s.connect_time = {39985, 0.11, 0.17, 0.42, 3.08, 1003.2};
+  s.response_time = {39980, 0.87, 1.41, 2.66, 31.39, 4990.12};
+  // Set but not shown unless show_served_within: the default report must not print them.
+  s.served_within_ms = {1.4, 2.2, 2.6, 4.2, 5.1, 6.4, 8.4, 17.6, 5012.96};
+  s.lag_p50_ms = 0.0123;
+  s.lag_p99_ms = 0.1876;
+  s.lag_max_ms = 12.3456;
+  s.lag_late_arrivals = 14;
   return s;
 }
 
@@ -159,6 +169,11 @@ Errors: total 81 client-timo 3 socket-timo 11 connrefused 4 connreset 5
 Errors: fd-unavail 12 addrunavail 1 ftab-full 13 other 32
 Errors: parse-status 6 parse-header 7 parse-chunk 8 parse-other 9
 
+Reply latency [ms]: p50 1.3 p90 2.3 p99 17.8 p99.9 250.5 max 5013.0 (from intended start)
+Reply latency [ms]: p50 1.0 p90 1.9 p99 3.6 p99.9 48.8 max 5011.0 (from actual start)
+Connect time [ms]: p50 0.1 p90 0.2 p99 0.4 p99.9 3.1 max 1003.2
+Response time [ms]: p50 0.9 p90 1.4 p99 2.7 p99.9 31.4 max 4990.1
+Client lag [ms]: p50 0.012 p99 0.188 max 12.346 (14 arrivals more than 1 ms late)
 Offered rate: 300.0 conn/s, issue window 133.330 s (first to last arrival), issued rate 299.9 conn/s
 Test duration: 133.457 s (start to end of the last connection; httperf's rates divide by it)
 )";
@@ -223,10 +238,25 @@ Test duration: 133.457 s (start to end of the last connection; httperf's rates d
     Summary s;
     s.command_line = "rateperf --num-conns=1";
     const auto lines = lines_of(format_text(s));
-    REQUIRE(lines.size() == 27);
+    REQUIRE(lines.size() == 32);
     CHECK(lines[22] == "Errors: fd-unavail 0 addrunavail 0 ftab-full 0 other 0");
     CHECK(lines[23] == "Errors: parse-status 0 parse-header 0 parse-chunk 0 parse-other 0");
     CHECK(lines[24] == "");
+  }
+
+  TEST_CASE("a run without replies prints its percentile and lag lines with zeros") {
+    Summary s;
+    s.command_line = "rateperf --num-conns=1";
+    const auto lines = lines_of(format_text(s));
+    REQUIRE(lines.size() == 32);
+    CHECK(lines[25] ==
+          "Reply latency [ms]: p50 0.0 p90 0.0 p99 0.0 p99.9 0.0 max 0.0 (from intended start)");
+    CHECK(lines[26] ==
+          "Reply latency [ms]: p50 0.0 p90 0.0 p99 0.0 p99.9 0.0 max 0.0 (from actual start)");
+    CHECK(lines[27] == "Connect time [ms]: p50 0.0 p90 0.0 p99 0.0 p99.9 0.0 max 0.0");
+    CHECK(lines[28] == "Response time [ms]: p50 0.0 p90 0.0 p99 0.0 p99.9 0.0 max 0.0");
+    CHECK(lines[29] ==
+          "Client lag [ms]: p50 0.000 p99 0.000 max 0.000 (0 arrivals more than 1 ms late)");
   }
 
   TEST_CASE("a sequential run says so instead of an offered rate") {
@@ -235,11 +265,11 @@ Test duration: 133.457 s (start to end of the last connection; httperf's rates d
     s.issue_window_s = 12.5;
     s.issued_rate_per_s = 80.1;
     const auto lines = lines_of(format_text(s));
-    REQUIRE(lines.size() == 27);
-    CHECK(lines[25] ==
+    REQUIRE(lines.size() == 32);
+    CHECK(lines[30] ==
           "Offered rate: sequential (one connection after another), issue window 12.500 s "
           "(first to last arrival), issued rate 80.1 conn/s");
-    CHECK(lines[26] ==
+    CHECK(lines[31] ==
           "Test duration: 133.457 s (start to end of the last connection; httperf's rates "
           "divide by it)");
   }
@@ -252,5 +282,34 @@ Test duration: 133.457 s (start to end of the last connection; httperf's rates d
     const std::string interrupted = format_text(s);
     CHECK(interrupted ==
           complete + "Run: interrupted (SIGINT/SIGTERM) before the end of the schedule\n");
+  }
+
+  TEST_CASE("ab's served-within table is absent by default") {
+    // distinctive_summary() fills served_within_ms: only show_served_within may print them.
+    const std::string text = format_text(distinctive_summary());
+    CHECK(text.find("Percentage of the requests served within") == std::string::npos);
+    CHECK(text.find("longest request") == std::string::npos);
+  }
+
+  TEST_CASE("with show_served_within, ab's table ends the report in ab's exact layout") {
+    // The layout of ab 2.3's table (Debian's apache2-utils), which scripts written for ab
+    // match on: two columns right-aligned, whole milliseconds, "(longest request)" on 100 %.
+    auto s = distinctive_summary();
+    s.interrupted = true;
+    const std::string without = format_text(s);
+    s.show_served_within = true;
+    const std::string with = format_text(s);
+    CHECK(with == without + R"(
+Percentage of the requests served within a certain time (ms)
+  50%      1
+  66%      2
+  75%      3
+  80%      4
+  90%      5
+  95%      6
+  98%      8
+  99%     18
+ 100%   5013 (longest request)
+)");
   }
 }

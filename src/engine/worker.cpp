@@ -155,28 +155,32 @@ void Worker::fire(schedule::WheelTimer& timer, TimePoint now) {
 // Issues every arrival that is due: open loop, whatever the state of earlier connections. Each
 // keeps its intended time, so a late wake-up shows as lag, never as a shifted schedule.
 void Worker::issue_due(TimePoint now) {
-  std::uint64_t burst = 0;
-  while (!timeline_.done() && timeline_.next_due() <= now) {
-    const TimePoint intended = timeline_.take();
-    const TimePoint actual = burst == 0 ? now : Clock::now();
-    if (!any_arrival_) {
-      any_arrival_ = true;
-      result_.first_arrival = actual;
-    }
-    result_.last_arrival = actual;
-    result_.collector.arrival(intended, actual);
-    ++burst;
+  // Sequential mode takes one arrival; the next is due when its connection ends.
+  const std::uint64_t limit = config_.period.sequential() ? 1 : UINT64_MAX;
+  bool first = true;
+  const std::uint64_t burst = schedule::take_due(
+      timeline_, now,
+      [&](TimePoint intended) {
+        // The first connection of a wake-up starts at the wake-up's time; later ones read the
+        // clock again, since each one's socket and connect calls take time.
+        const TimePoint actual = first ? now : Clock::now();
+        first = false;
+        if (!any_arrival_) {
+          any_arrival_ = true;
+          result_.first_arrival = actual;
+        }
+        result_.last_arrival = actual;
+        result_.collector.arrival(intended, actual);
 
-    Connection* connection = free_;
-    if (connection != nullptr) {
-      free_ = connection->next_free;
-    } else {
-      connection = &pool_.emplace_back(*this);
-    }
-    connection->start(intended, actual);
-    // Sequential mode: the next arrival is taken when this connection ends.
-    if (config_.period.sequential()) break;
-  }
+        Connection* connection = free_;
+        if (connection != nullptr) {
+          free_ = connection->next_free;
+        } else {
+          connection = &pool_.emplace_back(*this);
+        }
+        connection->start(intended, actual);
+      },
+      limit);
   result_.collector.burst(burst);
   if (!timeline_.done() && !config_.period.sequential()) {
     wheel_.schedule(arrival_timer_, timeline_.next_due());

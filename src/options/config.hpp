@@ -42,11 +42,11 @@ struct Config {
   std::string uri = "/";             // request target
   std::string server_name;           // Host header value; empty: `server` (with :port if not 80)
 
-  double rate_per_s = 0;       // --rate as given (0: sequential); informational once period set
-  bool rate_given = false;     // --rate appeared on the command line (for the echoed command)
-  bool period_given = false;   // --period appeared on the command line
-  std::string period_text;     // --period as given, echoed in the report's first line
-  Period period;               // the arrival process derived from --rate or --period
+  double rate_per_s = 0;        // --rate as given (0: sequential); informational once period set
+  bool rate_given = false;      // --rate appeared on the command line (for the echoed command)
+  bool period_given = false;    // --period appeared on the command line
+  std::string period_text;      // --period as given, echoed in the report's first line
+  Period period;                // the arrival process derived from --rate or --period
   std::uint64_t num_conns = 1;  // connections to issue in all
   std::uint64_t num_calls = 1;  // requests per connection (only 1 until keep-alive lands)
 
@@ -55,9 +55,9 @@ struct Config {
   Duration think_timeout{};  // added to the wait for the first reply byte
   double think_timeout_s = 0;
 
-  std::string method = "GET";             // request method
-  std::vector<std::string> add_headers;   // extra header lines, without CRLF
-  std::string http_version = "1.1";       // "1.0" or "1.1"
+  std::string method = "GET";            // request method
+  std::vector<std::string> add_headers;  // extra header lines, without CRLF
+  std::string http_version = "1.1";      // "1.0" or "1.1"
 
   std::uint32_t send_buffer_bytes = 4096;   // SO_SNDBUF (httperf's default)
   std::uint32_t recv_buffer_bytes = 16384;  // SO_RCVBUF (httperf's default)
@@ -69,9 +69,14 @@ struct Config {
   std::uint32_t client_id = 0;     // --client I/N: this client's index I
   std::uint32_t client_count = 1;  // --client I/N: the number of clients N
 
-  std::uint64_t seed = 1;    // seed of the u and e arrival processes
-  bool seed_given = false;   // --seed appeared (otherwise the seed derives from --client)
-  int verbose = 0;           // --verbose count: 1 prints reply-rate samples as they come
+  std::uint64_t seed = 1;   // seed of the u and e arrival processes
+  bool seed_given = false;  // --seed appeared (otherwise the seed derives from --client)
+  int verbose = 0;          // --verbose count: 1 prints reply-rate samples as they come
+
+  // Thresholds for automation (CI gating): main() exits with a distinct status when the run
+  // crosses one. They judge the run but never change how it is done.
+  Duration max_lag{};                  // --max-lag: threshold on the p99 lag; zero: none
+  double max_error_rate_percent = -1;  // --max-error-rate; negative: none
 
   std::string argv0 = "rateperf";  // program name for the echoed command line
 };

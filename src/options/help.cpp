@@ -55,6 +55,13 @@ Descriptions make_descriptions() {
   d.groups.push_back(output);
   d.captions.emplace_back("Output");
 
+  po::options_description thresholds("Thresholds");
+  thresholds.add_options()
+      ("max-lag", text("MS"), "exit 3 when the p99 lag of the client exceeds MS ms")
+      ("max-error-rate", text("P"), "exit 3 when more than P % of the connections fail");
+  d.groups.push_back(thresholds);
+  d.captions.emplace_back("Thresholds");
+
   po::options_description misc("Misc");
   misc.add_options()
       ("client", text("I/N"), "this is client I of N, 0 <= I < N (default 0/1)")

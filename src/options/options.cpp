@@ -395,6 +395,22 @@ Parsed parse(int argc, const char* const* argv) {
   } else {
     config.seed = 1 + std::uint64_t{config.client_id};
   }
+
+  // Thresholds. Zero lag would fail every run, so "none" is spelt by leaving the option out.
+  if (const auto* v = get("max-lag")) {
+    const double lag_ms = parse_real("--max-lag", *v);
+    if (lag_ms <= 0) fail("--max-lag", "must be greater than 0 (got " + *v + ")");
+    if (lag_ms > max_seconds * 1000) {
+      fail("--max-lag", "must be at most " + format_g(max_seconds * 1000) + " ms (got " + *v + ")");
+    }
+    config.max_lag = to_duration("--max-lag", lag_ms / 1000, *v);
+  }
+  if (const auto* v = get("max-error-rate")) {
+    const double percent = parse_real("--max-error-rate", *v);
+    if (percent < 0 || percent > 100)
+      fail("--max-error-rate", "must be within 0..100 (got " + *v + ")");
+    config.max_error_rate_percent = percent;
+  }
   return result;
 }
 
@@ -404,7 +420,7 @@ std::string echo_command_line(const Config& config) {
   if (line.empty()) line = "rateperf";
   auto add = [&](const std::string& text) { line += " " + text; };
 
-  // httperf's order; options it does not have (--seed) come last.
+  // httperf's order; options it does not have (--seed, the thresholds) come last.
   if (config.verbose > 0) add("--verbose");
   if (config.think_timeout_s > 0) add("--think-timeout=" + format_g(config.think_timeout_s));
   if (config.timeout_s > 0) add("--timeout=" + format_g(config.timeout_s));
@@ -449,6 +465,9 @@ std::string echo_command_line(const Config& config) {
   add("--num-conns=" + std::to_string(config.num_conns));
   add("--num-calls=" + std::to_string(config.num_calls));
   if (config.seed_given) add("--seed=" + std::to_string(config.seed));
+  if (config.max_lag > Duration::zero()) add("--max-lag=" + format_g(to_ms(config.max_lag)));
+  if (config.max_error_rate_percent >= 0)
+    add("--max-error-rate=" + format_g(config.max_error_rate_percent));
   return line;
 }
 

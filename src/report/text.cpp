@@ -100,9 +100,31 @@ void append_httperf_lines(std::string& out, const stats::Summary& s) {
           errors_of(s, ErrorKind::ftab_full), s.errors_other_httperf);
 }
 
-// rateperf's own lines. Their labels start with words httperf never prints at the start of a
-// line (the parse-error line is a third "Errors:" line whose first label is not "total" or
-// "fd-unavail"), so that parsers of httperf's report are not misled by them.
+// One line of percentiles: the label, the five figures, then a note (empty or starting with a
+// space) that tells apart two lines with the same label.
+void append_percentiles(std::string& out, const char* label, const stats::Percentiles& p,
+                        const char* note) {
+  appendf(out, "%s p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f%s\n", label, p.p50_ms, p.p90_ms,
+          p.p99_ms, p.p999_ms, p.max_ms, note);
+}
+
+// ab's table, in ab's exact layout (header, spacing, "(longest request)"), so that scripts
+// written for ab's output read it unchanged. It follows every other line because it is
+// optional (--verbose) and a parser of ab's output only looks for its header.
+void append_served_within(std::string& out, const stats::Summary& s) {
+  out += '\n';
+  out += "Percentage of the requests served within a certain time (ms)\n";
+  for (std::size_t i = 0; i < stats::kServedWithinPercents.size(); ++i) {
+    const int percent = stats::kServedWithinPercents[i];
+    appendf(out, " %3d%%  %5.0f%s\n", percent, s.served_within_ms[i],
+            percent == 100 ? " (longest request)" : "");
+  }
+}
+
+// rateperf's own lines. No label repeats one of httperf's labels ("Reply latency" is not
+// "Reply time", "Connect time" is not "Connection time", and the parse-error line is a third
+// "Errors:" line whose first label is not "total" or "fd-unavail"), so that parsers of
+// httperf's report, which match on labels, are not misled by them.
 void append_rateperf_lines(std::string& out, const stats::Summary& s) {
   // The parse-error line is always printed, zeros included, so that parsers can rely on it.
   out += "Errors:";
@@ -114,6 +136,15 @@ void append_rateperf_lines(std::string& out, const stats::Summary& s) {
   }
   out += '\n';
   out += '\n';
+
+  append_percentiles(out, "Reply latency [ms]:", s.latency_intended, " (from intended start)");
+  append_percentiles(out, "Reply latency [ms]:", s.latency_actual, " (from actual start)");
+  append_percentiles(out, "Connect time [ms]:", s.connect_time, "");
+  append_percentiles(out, "Response time [ms]:", s.response_time, "");
+  appendf(out,
+          "Client lag [ms]: p50 %.3f p99 %.3f max %.3f (%" PRIu64
+          " arrivals more than 1 ms late)\n",
+          s.lag_p50_ms, s.lag_p99_ms, s.lag_max_ms, s.lag_late_arrivals);
 
   if (s.offered_rate_per_s > 0) {
     appendf(out, "Offered rate: %.1f conn/s", s.offered_rate_per_s);
@@ -127,6 +158,8 @@ void append_rateperf_lines(std::string& out, const stats::Summary& s) {
           "by it)\n",
           s.duration_s);
   if (s.interrupted) out += "Run: interrupted (SIGINT/SIGTERM) before the end of the schedule\n";
+
+  if (s.show_served_within) append_served_within(out, s);
 }
 
 }  // namespace

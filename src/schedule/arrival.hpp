@@ -54,4 +54,19 @@ class Timeline {
   std::uint64_t total_;
 };
 
+// Takes, at `now`, every arrival of `timeline` that is due (at most `limit`), calling
+// `issue(intended)` for each in order: open loop, whatever became of earlier arrivals, and each
+// with its own intended time, so a late wake-up shows as lag and never shifts the schedule.
+// Returns how many were taken: the burst of this wake-up (httperf's "connect burst length").
+template <class F>
+std::uint64_t take_due(Timeline& timeline, TimePoint now, F&& issue,
+                       std::uint64_t limit = UINT64_MAX) {
+  std::uint64_t taken = 0;
+  while (taken < limit && !timeline.done() && timeline.next_due() <= now) {
+    issue(timeline.take());
+    ++taken;
+  }
+  return taken;
+}
+
 }  // namespace rateperf::schedule

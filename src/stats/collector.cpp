@@ -15,7 +15,9 @@ std::uint64_t ns(Duration d) {
 
 void Collector::arrival(TimePoint intended, TimePoint actual) {
   ++arrivals_;
-  lag_.record(ns(actual - intended));
+  const Duration lag = actual - intended;
+  if (lag > kLateLag) ++late_arrivals_;
+  lag_.record(ns(lag));
 }
 
 void Collector::burst(std::uint64_t count) { max_burst_ = std::max(max_burst_, count); }
@@ -72,6 +74,7 @@ void Collector::sample(Duration length) {
 
 void Collector::merge(const Collector& other) {
   arrivals_ += other.arrivals_;
+  late_arrivals_ += other.late_arrivals_;
   max_burst_ = std::max(max_burst_, other.max_burst_);
   connections_ += other.connections_;
   open_ += other.open_;

@@ -36,6 +36,9 @@ struct IntervalSample {
 // worker samples at the same offsets from the common start).
 class Collector {
  public:
+  // An arrival that starts later than this after its intended time counts as late.
+  static constexpr Duration kLateLag = std::chrono::milliseconds(1);
+
   // An arrival was taken from the schedule (intended) and issued (actual).
   void arrival(TimePoint intended, TimePoint actual);
   // One wake-up of the client issued `count` arrivals.
@@ -68,6 +71,7 @@ class Collector {
   friend struct SummaryBuilder;
 
   std::uint64_t arrivals_ = 0;
+  std::uint64_t late_arrivals_ = 0;  // lag above kLateLag
   std::uint64_t max_burst_ = 0;
   std::uint64_t connections_ = 0;
   std::uint64_t open_ = 0;

@@ -31,6 +31,30 @@ MsFigures ms_figures(const Histogram& h) {
   return f;
 }
 
+Percentiles percentiles(const Histogram& h) {
+  Percentiles p;
+  p.count = h.count();
+  if (p.count == 0) return p;
+  p.p50_ms = ns_to_ms(static_cast<double>(h.percentile(50)));
+  p.p90_ms = ns_to_ms(static_cast<double>(h.percentile(90)));
+  p.p99_ms = ns_to_ms(static_cast<double>(h.percentile(99)));
+  p.p999_ms = ns_to_ms(static_cast<double>(h.percentile(99.9)));
+  p.max_ms = ns_to_ms(static_cast<double>(h.max()));
+  return p;
+}
+
+// The client held its schedule when the p99 lag stays within 1 ms, or within a tenth of the
+// mean gap between arrivals when that is longer: a lag that small neither bunches arrivals
+// into bursts the server would notice nor shifts the latency figures by more than their own
+// precision. Above it, the figures measure the client as much as the server.
+constexpr double kLagLimitFloorMs = 1.0;
+constexpr double kLagLimitGapShare = 0.1;
+
+double lag_limit_ms(double offered_rate_per_s) {
+  const double gap_ms = offered_rate_per_s > 0 ? 1000.0 / offered_rate_per_s : 0;
+  return std::max(kLagLimitFloorMs, kLagLimitGapShare * gap_ms);
+}
+
 }  // namespace
 
 // Reads the collector's private counts (a friend), so that Collector's interface stays the
@@ -117,6 +141,23 @@ struct SummaryBuilder {
     s.issued_rate_per_s =
         s.arrivals > 1 ? per(static_cast<double>(s.arrivals - 1), s.issue_window_s) : 0;
     s.interrupted = run.interrupted;
+
+    s.latency_intended = percentiles(c.latency_intended_);
+    s.latency_actual = percentiles(c.latency_actual_);
+    s.connect_time = percentiles(c.connect_);
+    s.response_time = percentiles(c.response_);
+    for (std::size_t i = 0; i < kServedWithinPercents.size(); ++i) {
+      s.served_within_ms[i] =
+          ns_to_ms(static_cast<double>(c.latency_intended_.percentile(kServedWithinPercents[i])));
+    }
+    s.show_served_within = run.verbose;
+
+    s.lag_p50_ms = ns_to_ms(static_cast<double>(c.lag_.percentile(50)));
+    s.lag_p99_ms = ns_to_ms(static_cast<double>(c.lag_.percentile(99)));
+    s.lag_max_ms = ns_to_ms(static_cast<double>(c.lag_.max()));
+    s.lag_late_arrivals = c.late_arrivals_;
+    s.lag_limit_ms = lag_limit_ms(run.offered_rate_per_s);
+    s.client_limited = s.arrivals > 0 && s.lag_p99_ms > s.lag_limit_ms;
     return s;
   }
 };

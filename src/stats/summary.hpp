@@ -18,6 +18,20 @@ struct MsFigures {
   double stddev_ms = 0;
 };
 
+// Percentiles of one measure, in milliseconds, read from its log-linear histogram (within 1 %;
+// max is exact). count 0: every figure is 0.
+struct Percentiles {
+  std::uint64_t count = 0;
+  double p50_ms = 0;
+  double p90_ms = 0;
+  double p99_ms = 0;
+  double p999_ms = 0;  // p99.9
+  double max_ms = 0;
+};
+
+// The percentages of ab's table "Percentage of the requests served within a certain time".
+inline constexpr std::array<int, 9> kServedWithinPercents = {50, 66, 75, 80, 90, 95, 98, 99, 100};
+
 // Everything a report prints about a finished run, as plain values: collectors and the run's
 // bookkeeping fill it (stats::summarize), reporters only format it. Units are in the names.
 struct Summary {
@@ -80,6 +94,26 @@ struct Summary {
   double issue_window_s = 0;      // first to last arrival
   double issued_rate_per_s = 0;   // arrivals / issue window (0 with one arrival)
   bool interrupted = false;       // stopped by SIGINT/SIGTERM before the schedule's end
+
+  // Percentiles, which httperf lacks.
+  Percentiles latency_intended;  // the arrival's intended start -> reply complete
+  Percentiles latency_actual;    // the arrival's actual start -> reply complete
+  Percentiles connect_time;      // connect() -> connected
+  Percentiles response_time;     // start of sending the request -> first reply byte
+  // ab's table, from the intended start: the time within which each of kServedWithinPercents
+  // of the replies completed.
+  std::array<double, kServedWithinPercents.size()> served_within_ms{};
+  bool show_served_within = false;  // print ab's table (--verbose)
+
+  // The client's own lag: each arrival's actual start - its intended start.
+  double lag_p50_ms = 0;
+  double lag_p99_ms = 0;
+  double lag_max_ms = 0;
+  std::uint64_t lag_late_arrivals = 0;  // arrivals that started more than 1 ms late
+  // The client could not hold its schedule: lag p99 above lag_limit_ms (see summarize()), so
+  // the figures measure the client, not the server.
+  bool client_limited = false;
+  double lag_limit_ms = 0;
 };
 
 }  // namespace rateperf::stats
@@ -101,6 +135,7 @@ struct RunInfo {
   double cpu_system_s = 0;
   double offered_rate_per_s = 0;  // the schedule's mean rate; 0: sequential
   bool interrupted = false;
+  bool verbose = false;  // the report shows ab's table of served-within times
 };
 
 // Turns the merged counts of a run into the figures the reports print.
