@@ -7,7 +7,11 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
+#include <unistd.h>
+
 #include <cerrno>
+#include <chrono>
+#include <ctime>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +23,8 @@
 #include "engine/worker.hpp"
 #include "http/request.hpp"
 #include "options/options.hpp"
+#include "report/exports.hpp"
+#include "report/progress.hpp"
 #include "report/text.hpp"
 #include "stats/summary.hpp"
 
@@ -98,26 +104,65 @@ double seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
 }
 
-int run(const options::Config& config) {
-  const engine::Target target = resolve(config);
-  raise_descriptor_limit();
+// The wall-clock time, ISO 8601 in UTC with milliseconds, for the exports.
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
+  std::tm utc{};
+  ::gmtime_r(&seconds, &utc);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &utc);
+  char text[48];
+  std::snprintf(text, sizeof text, "%s.%03dZ", date, static_cast<int>(ms.count()));
+  return text;
+}
 
-  engine::Worker::SampleListener on_sample;
+// The callbacks that show a run as it goes, on stderr: reply-rate samples with --verbose, and a
+// progress line refreshed every second when stderr is a terminal (unless --quiet).
+engine::Worker::Listeners make_listeners(const options::Config& config, bool& progress_shown) {
+  engine::Worker::Listeners listeners;
   if (config.verbose > 0) {
-    on_sample = [](const stats::IntervalSample& sample) {
-      const double rate =
-          sample.length > Duration::zero() ? static_cast<double>(sample.replies) / to_s(sample.length) : 0;
+    listeners.on_sample = [](const stats::IntervalSample& sample) {
+      const double rate = sample.length > Duration::zero()
+                              ? static_cast<double>(sample.replies) / to_s(sample.length)
+                              : 0;
       std::fprintf(stderr, "reply-rate = %.1f\n", rate);
     };
   }
-  engine::Worker worker(config, target, http::render_request(config), std::move(on_sample));
+  if (!config.quiet && ::isatty(STDERR_FILENO)) {
+    listeners.on_progress = [&progress_shown, last = stats::Progress{}](
+                                const stats::Progress& progress) mutable {
+      const double seconds = to_s(progress.elapsed - last.elapsed);
+      const double rate =
+          seconds > 0 ? static_cast<double>(progress.replies - last.replies) / seconds : 0;
+      last = progress;
+      // Carriage return and erase-to-end-of-line: the line is rewritten in place.
+      std::fprintf(stderr, "\r%s\033[K", report::format_progress(progress, rate).c_str());
+      progress_shown = true;
+    };
+  }
+  return listeners;
+}
+
+int run(const options::Config& config) {
+  // Opened first: a path that cannot be written stops the run before anything is sent.
+  report::ExportFiles exports(config);
+  const engine::Target target = resolve(config);
+  raise_descriptor_limit();
+
+  bool progress_shown = false;
+  engine::Worker worker(config, target, http::render_request(config),
+                        make_listeners(config, progress_shown));
 
   rusage before{};
   ::getrusage(RUSAGE_SELF, &before);
+  const std::string start_time_utc = utc_now();
   const TimePoint start = Clock::now();
   engine::WorkerResult result = worker.run(start);
   rusage after{};
   ::getrusage(RUSAGE_SELF, &after);
+  if (progress_shown) std::fputs("\r\033[K", stderr);
 
   stats::RunInfo info;
   info.command_line = options::echo_command_line(config);
@@ -130,11 +175,17 @@ int run(const options::Config& config) {
   info.offered_rate_per_s = config.period.sequential() ? 0 : config.rate_per_s;
   info.interrupted = result.interrupted;
   info.verbose = config.verbose > 0;
+  info.start_time_utc = start_time_utc;
 
   const stats::Summary summary = stats::summarize(result.collector, info);
-  std::fputs(report::format_text(summary).c_str(), stdout);
-  std::fflush(stdout);
-  return judge(config, summary);
+  // With an export on stdout, the text report goes to stderr so the export stays parseable.
+  std::FILE* text_out = exports.uses_stdout() ? stderr : stdout;
+  std::fputs(report::format_text(summary).c_str(), text_out);
+  std::fflush(text_out);
+
+  const int status = judge(config, summary);
+  if (!exports.write(summary, config)) return 1;
+  return status;
 }
 
 }  // namespace

@@ -102,6 +102,10 @@ TEST_SUITE("cli") {
     check_usage_error({"--server", s, "--http-version", "2.0"},
                       "--http-version: expected 1.0 or 1.1");
     check_usage_error({"--server", ""}, "--server: must not be empty");
+    check_usage_error({"--server", s, "--json", ""}, "--json: expects a file name or -");
+    check_usage_error({"--server", s, "--csv", ""}, "--csv: expects a file name or -");
+    check_usage_error({"--server", s, "--json", "-", "--csv", "-"},
+                      "--json and --csv cannot both write to stdout");
   }
 
   TEST_CASE("Boost's own errors exit with status 2, naming the option") {
@@ -126,12 +130,15 @@ TEST_SUITE("cli") {
       CHECK(r.exit_code == 0);
       CHECK(r.err.empty());
       CHECK(r.out.rfind("Usage: rateperf", 0) == 0);
-      for (const char* option :
-           {"--server",      "--port",      "--uri",           "--server-name",  "--rate",
-            "--period",      "--num-conns", "--num-calls",     "--timeout",      "--think-timeout",
-            "--seed",        "--method",    "--add-header",    "--http-version", "--send-buffer",
-            "--recv-buffer", "--verbose",   "--client",        "--help",         "--version",
-            "http://",       "--max-lag",   "--max-error-rate"}) {
+      for (const char* option : {"--server",        "--port",           "--uri",
+                                 "--server-name",   "--rate",           "--period",
+                                 "--num-conns",     "--num-calls",      "--timeout",
+                                 "--think-timeout", "--seed",           "--method",
+                                 "--add-header",    "--http-version",   "--send-buffer",
+                                 "--recv-buffer",   "--verbose",        "--client",
+                                 "--help",          "--version",        "http://",
+                                 "--max-lag",       "--max-error-rate", "--json FILE",
+                                 "--csv FILE",      "-q, --quiet"}) {
         CAPTURE(option);
         CHECK(r.out.find(option) != std::string::npos);
       }

@@ -187,6 +187,44 @@ TEST_SUITE("options") {
     CHECK(usage_error({"--max-lag", "1", "--max-lag", "2"}) == "--max-lag: given more than once");
   }
 
+  TEST_CASE("--json, --csv and --quiet land in Config; by default nothing is exported") {
+    const Config none = config_of({});
+    CHECK(none.json_path.empty());
+    CHECK(none.csv_path.empty());
+    CHECK_FALSE(none.quiet);
+
+    const Config c = config_of({"--json", "run.json", "--csv", "sweep.csv", "--quiet"});
+    CHECK(c.json_path == "run.json");
+    CHECK(c.csv_path == "sweep.csv");
+    CHECK(c.quiet);
+
+    // "-" is stdout, whether it follows the option as a word or after '='.
+    CHECK(config_of({"--json", "-"}).json_path == "-");
+    CHECK(config_of({"--csv=-"}).csv_path == "-");
+    // One of them on stdout and the other in a file is fine.
+    const Config mixed = config_of({"--json", "-", "--csv", "out.csv"});
+    CHECK(mixed.json_path == "-");
+    CHECK(mixed.csv_path == "out.csv");
+    // -q is --quiet, bundles with -v, and repeats harmlessly.
+    const Config q = config_of({"-qv", "-q"});
+    CHECK(q.quiet);
+    CHECK(q.verbose == 1);
+  }
+
+  TEST_CASE("bad output options are refused with a message naming the option") {
+    CHECK(usage_error({"--json", ""}) == "--json: expects a file name or -");
+    // Boost refuses "--json=" itself, still naming the option.
+    CHECK(contains(usage_error({"--json="}), "'--json'"));
+    CHECK(usage_error({"--csv", ""}) == "--csv: expects a file name or -");
+    CHECK(usage_error({"--json", "-", "--csv", "-"}) ==
+          "--json and --csv cannot both write to stdout");
+    CHECK(usage_error({"--csv=-", "--json=-"}) == "--json and --csv cannot both write to stdout");
+    CHECK(usage_error({"--json", "a", "--json", "b"}) == "--json: given more than once");
+    CHECK(usage_error({"--csv", "a", "--csv", "b"}) == "--csv: given more than once");
+    CHECK(usage_error({"--json"}) == "the required argument for option '--json' is missing");
+    CHECK(usage_error({"--quiet=1"}) == "option '--quiet' does not take any arguments");
+  }
+
   TEST_CASE("the --name=value form and short option bundles work") {
     const Config c = config_of({"--rate=10", "--num-conns=3", "-vvv"});
     CHECK(c.rate_per_s == 10);
@@ -471,6 +509,13 @@ TEST_SUITE("options") {
     CHECK_FALSE(contains(zero, "--max-lag"));
     CHECK_FALSE(contains(echo_command_line(config_of({"--max-lag", "3"})), "--max-error-rate"));
     CHECK_FALSE(contains(echo_command_line(config_of({})), "--max-"));
+  }
+
+  TEST_CASE("echo_command_line leaves out the output options, which httperf's line lacks") {
+    const std::string plain = echo_command_line(config_of({"--rate", "10"}));
+    CHECK(echo_command_line(
+              config_of({"--rate", "10", "--json", "r.json", "--csv", "r.csv", "-q"})) == plain);
+    CHECK(echo_command_line(config_of({"--json", "-", "--quiet", "--rate", "10"})) == plain);
   }
 
   TEST_CASE("parse_url splits host, port and request target") {

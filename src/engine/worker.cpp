@@ -18,6 +18,7 @@ constexpr std::size_t kWheelSlots = 8192;
 constexpr std::size_t kReadBufferBytes = 64 * 1024;
 // httperf samples the reply rate every 5 s.
 constexpr Duration kSampleInterval = std::chrono::seconds(5);
+constexpr Duration kProgressInterval = std::chrono::seconds(1);
 
 timeval to_timeval(Duration d) {
   if (d < Duration::zero()) d = Duration::zero();
@@ -42,12 +43,12 @@ EventBasePtr make_base() {
 }  // namespace
 
 Worker::Worker(const options::Config& config, const Target& target, std::string request,
-               SampleListener on_sample)
+               Listeners listeners)
     : config_(config),
       target_(target),
       request_(std::move(request)),
       head_request_(http::reply_has_no_body(config)),
-      on_sample_(std::move(on_sample)),
+      listeners_(std::move(listeners)),
       base_(make_base()),
       timeline_(config.period, config.seed, config.num_conns, TimePoint{}),
       wheel_(TimePoint{}, kWheelTick, kWheelSlots),
@@ -62,6 +63,8 @@ Worker::Worker(const options::Config& config, const Target& target, std::string 
   sample_timer_.kind = kSample;
   grace_timer_.owner = this;
   grace_timer_.kind = kGrace;
+  progress_timer_.owner = this;
+  progress_timer_.kind = kProgress;
 }
 
 Worker::~Worker() {
@@ -84,6 +87,7 @@ WorkerResult Worker::run(TimePoint start) {
   last_sample_at_ = start;
   wheel_.schedule(sample_timer_, start + first_sample);
   wheel_.schedule(arrival_timer_, timeline_.next_due());
+  if (listeners_.on_progress) wheel_.schedule(progress_timer_, start + kProgressInterval);
 
   event_add(sigint_.get(), nullptr);
   event_add(sigterm_.get(), nullptr);
@@ -139,7 +143,7 @@ void Worker::fire(schedule::WheelTimer& timer, TimePoint now) {
       const TimePoint at = timer.deadline;
       result_.collector.sample(at - last_sample_at_);
       last_sample_at_ = at;
-      if (on_sample_) on_sample_(result_.collector.samples().back());
+      if (listeners_.on_sample) listeners_.on_sample(result_.collector.samples().back());
       wheel_.schedule(sample_timer_, at + sample_interval_);
       break;
     }
@@ -147,6 +151,13 @@ void Worker::fire(schedule::WheelTimer& timer, TimePoint now) {
       end_all(ErrorKind::client_timo, now);
       maybe_finish(now);
       break;
+    case kProgress: {
+      const stats::Collector& c = result_.collector;
+      listeners_.on_progress(stats::Progress{now - start_, timeline_.issued(), config_.num_conns,
+                                      c.replies(), c.errors_total(), c.open_connections()});
+      wheel_.schedule(progress_timer_, timer.deadline + kProgressInterval);
+      break;
+    }
     default:
       break;
   }
@@ -211,6 +222,7 @@ void Worker::maybe_finish(TimePoint now) {
   if (result_.end < now && result_.collector.connections() == 0) result_.end = now;
   wheel_.cancel(sample_timer_);
   wheel_.cancel(grace_timer_);
+  wheel_.cancel(progress_timer_);
   event_base_loopbreak(base_.get());
 }
 

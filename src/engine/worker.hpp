@@ -15,6 +15,7 @@
 #include "schedule/clock.hpp"
 #include "schedule/timer_wheel.hpp"
 #include "stats/collector.hpp"
+#include "stats/progress.hpp"
 
 namespace rateperf::engine {
 
@@ -43,11 +44,16 @@ struct WorkerResult {
 // connections at most --timeout; second: end them at once).
 class Worker {
  public:
-  // Called with each closed reply-rate sample (for --verbose), on the worker's thread.
-  using SampleListener = std::function<void(const stats::IntervalSample&)>;
+  // Callbacks to the worker's owner, called on the worker's thread; either may be empty.
+  struct Listeners {
+    // Each closed reply-rate sample (for --verbose).
+    std::function<void(const stats::IntervalSample&)> on_sample;
+    // About once a second (for the live progress line).
+    std::function<void(const stats::Progress&)> on_progress;
+  };
 
   Worker(const options::Config& config, const Target& target, std::string request,
-         SampleListener on_sample = {});
+         Listeners listeners = {});
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
   ~Worker();
@@ -58,7 +64,7 @@ class Worker {
  private:
   friend class Connection;
 
-  enum TimerKind : int { kArrival, kWatchdog, kSample, kGrace };
+  enum TimerKind : int { kArrival, kWatchdog, kSample, kGrace, kProgress };
 
   static void on_timer(evutil_socket_t, short, void* self);
   static void on_signal(evutil_socket_t, short, void* self);
@@ -78,7 +84,7 @@ class Worker {
   Target target_;
   std::string request_;
   bool head_request_ = false;
-  SampleListener on_sample_;
+  Listeners listeners_;
 
   EventBasePtr base_;
   EventPtr wakeup_;
@@ -94,6 +100,7 @@ class Worker {
   schedule::WheelTimer arrival_timer_;
   schedule::WheelTimer sample_timer_;
   schedule::WheelTimer grace_timer_;
+  schedule::WheelTimer progress_timer_;
   TimePoint last_sample_at_{};
   Duration sample_interval_{};
 

@@ -73,6 +73,10 @@ struct Config {
   bool seed_given = false;  // --seed appeared (otherwise the seed derives from --client)
   int verbose = 0;          // --verbose count: 1 prints reply-rate samples as they come
 
+  std::string json_path;  // --json: where to write the JSON document ("-": stdout); empty: none
+  std::string csv_path;   // --csv: the CSV file to append a row to ("-": stdout); empty: none
+  bool quiet = false;     // --quiet: no live progress line on stderr
+
   // Thresholds for automation (CI gating): main() exits with a distinct status when the run
   // crosses one. They judge the run but never change how it is done.
   Duration max_lag{};                  // --max-lag: threshold on the p99 lag; zero: none

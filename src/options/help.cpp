@@ -51,7 +51,11 @@ Descriptions make_descriptions() {
   d.captions.emplace_back("Socket");
 
   po::options_description output("Output");
-  output.add_options()("verbose,v", "print reply-rate samples as they come (default off)");
+  output.add_options()
+      ("verbose,v", "print reply-rate samples as they come (default off)")
+      ("json", text("FILE"), "write the results as one JSON document to FILE (- for stdout)")
+      ("csv", text("FILE"), "append a row of results to FILE (header if new; - for stdout)")
+      ("quiet,q", "no live progress line on stderr");
   d.groups.push_back(output);
   d.captions.emplace_back("Output");
 

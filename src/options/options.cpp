@@ -232,10 +232,12 @@ ParsedPeriod parse_period(std::string_view text) {
   return result;
 }
 
-// Options that take one value and may appear once; --add-header and --verbose repeat.
+// Options that may appear more than once: --add-header and --verbose accumulate, a repeated
+// --quiet, --help or --version changes nothing, and URLs are counted after the loop. Every other
+// option takes one value and may appear once.
 bool repeatable(const std::string& key) {
-  return key == "add-header" || key == "verbose" || key == "url" || key == "help" ||
-         key == "version";
+  return key == "add-header" || key == "verbose" || key == "quiet" || key == "url" ||
+         key == "help" || key == "version";
 }
 
 }  // namespace
@@ -271,6 +273,7 @@ Parsed parse(int argc, const char* const* argv) {
     if (key == "help") result.action = Action::help;
     if (key == "version" && result.action == Action::run) result.action = Action::version;
     if (key == "verbose") ++config.verbose;
+    if (key == "quiet") config.quiet = true;
     if (key == "add-header") config.add_headers.push_back(value);
     if (key == "url") urls.push_back(value);
     if (!repeatable(key) && !given.emplace(key, value).second)
@@ -396,6 +399,19 @@ Parsed parse(int argc, const char* const* argv) {
     config.seed = 1 + std::uint64_t{config.client_id};
   }
 
+  // Output. An empty name is refused here rather than failing at the end of a long run.
+  if (const auto* v = get("json")) {
+    if (v->empty()) fail("--json", "expects a file name or -");
+    config.json_path = *v;
+  }
+  if (const auto* v = get("csv")) {
+    if (v->empty()) fail("--csv", "expects a file name or -");
+    config.csv_path = *v;
+  }
+  // Two documents one after the other on stdout could not be told apart by whatever reads it.
+  if (config.json_path == "-" && config.csv_path == "-")
+    throw UsageError("--json and --csv cannot both write to stdout");
+
   // Thresholds. Zero lag would fail every run, so "none" is spelt by leaving the option out.
   if (const auto* v = get("max-lag")) {
     const double lag_ms = parse_real("--max-lag", *v);
@@ -420,7 +436,9 @@ std::string echo_command_line(const Config& config) {
   if (line.empty()) line = "rateperf";
   auto add = [&](const std::string& text) { line += " " + text; };
 
-  // httperf's order; options it does not have (--seed, the thresholds) come last.
+  // httperf's order; options it does not have (--seed, the thresholds) come last. The output
+  // options (--json, --csv, --quiet) are left out: they change where results go, not the run,
+  // and httperf's line has none of them.
   if (config.verbose > 0) add("--verbose");
   if (config.think_timeout_s > 0) add("--think-timeout=" + format_g(config.think_timeout_s));
   if (config.timeout_s > 0) add("--timeout=" + format_g(config.timeout_s));

@@ -158,6 +158,19 @@ struct SummaryBuilder {
     s.lag_late_arrivals = c.late_arrivals_;
     s.lag_limit_ms = lag_limit_ms(run.offered_rate_per_s);
     s.client_limited = s.arrivals > 0 && s.lag_p99_ms > s.lag_limit_ms;
+
+    double sample_start_s = 0;
+    for (const auto& sample : samples) {
+      SampleFigures figures;
+      figures.start_s = sample_start_s;
+      figures.length_s = to_s(sample.length);
+      figures.replies = sample.replies;
+      figures.reply_rate_per_s = per(static_cast<double>(sample.replies), figures.length_s);
+      figures.errors = sample.errors;
+      s.samples.push_back(figures);
+      sample_start_s += figures.length_s;
+    }
+    s.start_time_utc = run.start_time_utc;
     return s;
   }
 };

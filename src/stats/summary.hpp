@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/errors.hpp"
 
@@ -27,6 +28,15 @@ struct Percentiles {
   double p99_ms = 0;
   double p999_ms = 0;  // p99.9
   double max_ms = 0;
+};
+
+// One reply-rate sampling interval (httperf's 5-s samples).
+struct SampleFigures {
+  double start_s = 0;   // the interval's start, in seconds since the start of the run
+  double length_s = 0;  // its length (the first one may be shorter: --client I/N offsets it)
+  std::uint64_t replies = 0;
+  double reply_rate_per_s = 0;  // replies / length_s
+  std::uint64_t errors = 0;
 };
 
 // The percentages of ab's table "Percentage of the requests served within a certain time".
@@ -114,6 +124,9 @@ struct Summary {
   // the figures measure the client, not the server.
   bool client_limited = false;
   double lag_limit_ms = 0;
+
+  std::vector<SampleFigures> samples;  // every reply-rate sample, in order
+  std::string start_time_utc;          // wall-clock start, ISO 8601 UTC (for exports)
 };
 
 }  // namespace rateperf::stats
@@ -136,6 +149,7 @@ struct RunInfo {
   double offered_rate_per_s = 0;  // the schedule's mean rate; 0: sequential
   bool interrupted = false;
   bool verbose = false;  // the report shows ab's table of served-within times
+  std::string start_time_utc;  // wall-clock time of the start, ISO 8601 UTC
 };
 
 // Turns the merged counts of a run into the figures the reports print.

@@ -1,0 +1,193 @@
+#include "report/csv.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string_view>
+
+#include "engine/errors.hpp"
+
+namespace rateperf::report {
+
+namespace {
+
+using options::Config;
+using stats::Summary;
+
+// Rates, times and percentages with three decimals: microseconds for the ms figures, enough
+// for sweeps to be compared, and one fixed format so that a column never changes its look.
+std::string decimal(double value) {
+  char text[64];
+  const int length = std::snprintf(text, sizeof text, "%.3f", value);
+  return length > 0 ? std::string(text, static_cast<std::size_t>(length)) : std::string("0");
+}
+
+std::string whole(std::uint64_t value) {
+  return std::to_string(value);
+}
+
+std::string flag(bool value) {
+  return value ? "1" : "0";
+}
+
+// RFC 4180: a field is quoted only when it must be, and a quote inside is doubled.
+std::string text(std::string_view value) {
+  if (value.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(value);
+  std::string quoted = "\"";
+  for (char ch : value) {
+    if (ch == '"') quoted += '"';
+    quoted += ch;
+  }
+  quoted += '"';
+  return quoted;
+}
+
+std::uint64_t errors_of(const Summary& s, ErrorKind kind) {
+  return s.errors[static_cast<std::size_t>(kind)];
+}
+
+struct Column {
+  std::string_view name;
+  std::string (*format)(const Summary&, const Config&);
+};
+
+// The one table of columns: csv_header() prints the names and csv_row() the formats, so the two
+// cannot drift apart. Columns are only ever appended (docs/csv.md): sweeps append rows of later
+// versions to files written by earlier ones.
+constexpr std::array kColumns = {
+    Column{"start_time_utc", [](const Summary& s, const Config&) { return text(s.start_time_utc); }},
+    Column{"server", [](const Summary&, const Config& c) { return text(c.server); }},
+    Column{"port", [](const Summary&, const Config& c) { return whole(c.port); }},
+    Column{"uri", [](const Summary&, const Config& c) { return text(c.uri); }},
+    Column{"offered_rate_per_s",
+           [](const Summary& s, const Config&) { return decimal(s.offered_rate_per_s); }},
+    Column{"num_conns", [](const Summary&, const Config& c) { return whole(c.num_conns); }},
+    Column{"timeout_s", [](const Summary&, const Config& c) { return decimal(to_s(c.timeout)); }},
+    Column{"seed", [](const Summary&, const Config& c) { return whole(c.seed); }},
+    Column{"duration_s", [](const Summary& s, const Config&) { return decimal(s.duration_s); }},
+    Column{"issue_window_s",
+           [](const Summary& s, const Config&) { return decimal(s.issue_window_s); }},
+    Column{"issued_rate_per_s",
+           [](const Summary& s, const Config&) { return decimal(s.issued_rate_per_s); }},
+    Column{"connections", [](const Summary& s, const Config&) { return whole(s.connections); }},
+    Column{"requests", [](const Summary& s, const Config&) { return whole(s.requests); }},
+    Column{"replies", [](const Summary& s, const Config&) { return whole(s.replies); }},
+    Column{"connection_rate_per_s",
+           [](const Summary& s, const Config&) { return decimal(s.connection_rate_per_s); }},
+    Column{"max_concurrent",
+           [](const Summary& s, const Config&) { return whole(s.max_concurrent); }},
+    Column{"request_rate_per_s",
+           [](const Summary& s, const Config&) { return decimal(s.request_rate_per_s); }},
+    Column{"reply_rate_min_per_s",
+           [](const Summary& s, const Config&) { return decimal(s.reply_rate_min); }},
+    Column{"reply_rate_avg_per_s",
+           [](const Summary& s, const Config&) { return decimal(s.reply_rate_avg); }},
+    Column{"reply_rate_max_per_s",
+           [](const Summary& s, const Config&) { return decimal(s.reply_rate_max); }},
+    Column{"reply_rate_stddev_per_s",
+           [](const Summary& s, const Config&) { return decimal(s.reply_rate_stddev); }},
+    Column{"reply_rate_samples",
+           [](const Summary& s, const Config&) { return whole(s.reply_rate_samples); }},
+    Column{"reply_time_response_ms",
+           [](const Summary& s, const Config&) { return decimal(s.response_avg_ms); }},
+    Column{"reply_time_transfer_ms",
+           [](const Summary& s, const Config&) { return decimal(s.transfer_avg_ms); }},
+    Column{"connection_time_avg_ms",
+           [](const Summary& s, const Config&) { return decimal(s.connection_time.avg_ms); }},
+    Column{"connection_time_median_ms",
+           [](const Summary& s, const Config&) { return decimal(s.connection_time.median_ms); }},
+    Column{"connect_time_avg_ms",
+           [](const Summary& s, const Config&) { return decimal(s.connect_avg_ms); }},
+    Column{"latency_p50_ms",
+           [](const Summary& s, const Config&) { return decimal(s.latency_intended.p50_ms); }},
+    Column{"latency_p90_ms",
+           [](const Summary& s, const Config&) { return decimal(s.latency_intended.p90_ms); }},
+    Column{"latency_p99_ms",
+           [](const Summary& s, const Config&) { return decimal(s.latency_intended.p99_ms); }},
+    Column{"latency_p999_ms",
+           [](const Summary& s, const Config&) { return decimal(s.latency_intended.p999_ms); }},
+    Column{"latency_max_ms",
+           [](const Summary& s, const Config&) { return decimal(s.latency_intended.max_ms); }},
+    Column{"lag_p99_ms", [](const Summary& s, const Config&) { return decimal(s.lag_p99_ms); }},
+    Column{"max_burst", [](const Summary& s, const Config&) { return whole(s.max_burst); }},
+    Column{"cpu_total_percent",
+           [](const Summary& s, const Config&) { return decimal(s.cpu_total_percent); }},
+    Column{"net_io_kb_per_s",
+           [](const Summary& s, const Config&) { return decimal(s.net_io_kb_per_s); }},
+    Column{"errors_total", [](const Summary& s, const Config&) { return whole(s.errors_total); }},
+    Column{"client_timo",
+           [](const Summary& s, const Config&) {
+             return whole(errors_of(s, ErrorKind::client_timo));
+           }},
+    Column{"socket_timo",
+           [](const Summary& s, const Config&) {
+             return whole(errors_of(s, ErrorKind::socket_timo));
+           }},
+    Column{"connrefused",
+           [](const Summary& s, const Config&) {
+             return whole(errors_of(s, ErrorKind::connrefused));
+           }},
+    Column{"connreset",
+           [](const Summary& s, const Config&) {
+             return whole(errors_of(s, ErrorKind::connreset));
+           }},
+    Column{"fd_unavail",
+           [](const Summary& s, const Config&) {
+             return whole(errors_of(s, ErrorKind::fd_unavail));
+           }},
+    Column{"addrunavail",
+           [](const Summary& s, const Config&) {
+             return whole(errors_of(s, ErrorKind::addrunavail));
+           }},
+    Column{"ftab_full",
+           [](const Summary& s, const Config&) {
+             return whole(errors_of(s, ErrorKind::ftab_full));
+           }},
+    // The pure kind, not httperf's lump of other errnos and malformed replies: those have their
+    // own column next to it.
+    Column{"other",
+           [](const Summary& s, const Config&) { return whole(errors_of(s, ErrorKind::other)); }},
+    Column{"parse_errors",
+           [](const Summary& s, const Config&) {
+             return whole(errors_of(s, ErrorKind::parse_status) +
+                          errors_of(s, ErrorKind::parse_header) +
+                          errors_of(s, ErrorKind::parse_chunk) +
+                          errors_of(s, ErrorKind::parse_other));
+           }},
+    Column{"status_1xx",
+           [](const Summary& s, const Config&) { return whole(s.status_classes[0]); }},
+    Column{"status_2xx",
+           [](const Summary& s, const Config&) { return whole(s.status_classes[1]); }},
+    Column{"status_3xx",
+           [](const Summary& s, const Config&) { return whole(s.status_classes[2]); }},
+    Column{"status_4xx",
+           [](const Summary& s, const Config&) { return whole(s.status_classes[3]); }},
+    Column{"status_5xx",
+           [](const Summary& s, const Config&) { return whole(s.status_classes[4]); }},
+    Column{"interrupted", [](const Summary& s, const Config&) { return flag(s.interrupted); }},
+};
+
+}  // namespace
+
+std::string csv_header() {
+  std::string line;
+  for (const auto& column : kColumns) {
+    if (!line.empty()) line += ',';
+    line += column.name;
+  }
+  line += '\n';
+  return line;
+}
+
+std::string csv_row(const stats::Summary& summary, const options::Config& config) {
+  std::string line;
+  for (std::size_t i = 0; i < kColumns.size(); ++i) {
+    if (i > 0) line += ',';
+    line += kColumns[i].format(summary, config);
+  }
+  line += '\n';
+  return line;
+}
+
+}  // namespace rateperf::report

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "options/config.hpp"
+#include "stats/summary.hpp"
+
+namespace rateperf::report {
+
+// The destinations of --json and --csv. They are opened before the run, so that a path that
+// cannot be written stops rateperf before it sends anything; they are written after it.
+//
+// A CSV row is appended with one write() under an exclusive flock(), and the header is written
+// only into an empty file, so several rateperf processes appending to one file (a parallel
+// sweep) never interleave partial rows or repeat the header.
+class ExportFiles {
+ public:
+  // Opens the destinations Config names; throws std::runtime_error naming the option, the path
+  // and the reason when one cannot be opened for writing.
+  explicit ExportFiles(const options::Config& config);
+  ~ExportFiles();
+  ExportFiles(const ExportFiles&) = delete;
+  ExportFiles& operator=(const ExportFiles&) = delete;
+
+  // An export goes to stdout, so the text report must go elsewhere (stderr).
+  bool uses_stdout() const { return json_stdout_ || csv_stdout_; }
+
+  // Writes every export. Returns false, after a one-line message on stderr for each failure,
+  // when a write failed.
+  bool write(const stats::Summary& summary, const options::Config& config);
+
+ private:
+  int json_fd_ = -1;
+  int csv_fd_ = -1;
+  bool json_stdout_ = false;
+  bool csv_stdout_ = false;
+};
+
+}  // namespace rateperf::report

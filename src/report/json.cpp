@@ -1,0 +1,202 @@
+#include "report/json.hpp"
+
+#include <cstddef>
+#include <string>
+
+#include "engine/errors.hpp"
+
+#ifndef RATEPERF_VERSION
+#define RATEPERF_VERSION "dev"
+#endif
+
+// nlohmann/json finds to_json() by argument-dependent lookup, so each overload lives in the
+// namespace of the struct it converts. They are static: they serve only this file, and internal
+// linkage keeps them from clashing with another file's overloads of the same name.
+namespace rateperf::stats {
+
+static void to_json(nlohmann::json& j, const Percentiles& p) {
+  j = nlohmann::json{
+      {"count", p.count},   {"p50_ms", p.p50_ms},    {"p90_ms", p.p90_ms},
+      {"p99_ms", p.p99_ms}, {"p99_9_ms", p.p999_ms}, {"max_ms", p.max_ms},
+  };
+}
+
+static void to_json(nlohmann::json& j, const SampleFigures& s) {
+  j = nlohmann::json{
+      {"start_s", s.start_s}, {"length_s", s.length_s},
+      {"replies", s.replies}, {"reply_rate_per_s", s.reply_rate_per_s},
+      {"errors", s.errors},
+  };
+}
+
+}  // namespace rateperf::stats
+
+namespace rateperf::options {
+
+static void to_json(nlohmann::json& j, const PeriodStep& step) {
+  j = nlohmann::json{{"gap_s", to_s(step.gap)}, {"length_s", to_s(step.length)}};
+}
+
+static const char* kind_name(const Period& period) {
+  // httperf's --rate 0 is a deterministic period of 0, but a reader of the document should not
+  // have to know that to tell a sequential run from a paced one.
+  if (period.sequential()) return "sequential";
+  switch (period.kind) {
+    case PeriodKind::deterministic:
+      return "deterministic";
+    case PeriodKind::uniform:
+      return "uniform";
+    case PeriodKind::exponential:
+      return "exponential";
+    case PeriodKind::variable:
+      return "variable";
+  }
+  return "deterministic";
+}
+
+static void to_json(nlohmann::json& j, const Period& period) {
+  j = nlohmann::json{
+      {"kind", kind_name(period)},   {"mean_s", to_s(period.mean)}, {"low_s", to_s(period.low)},
+      {"high_s", to_s(period.high)}, {"steps", period.steps},
+  };
+}
+
+static void to_json(nlohmann::json& j, const Config& c) {
+  // Options that were not given (or are switched off) are null rather than a default number,
+  // so that a reader cannot mistake "the kernel's default" or "no threshold" for a value.
+  const auto buffer = [](bool given, std::uint32_t bytes) {
+    return given ? nlohmann::json(bytes) : nlohmann::json(nullptr);
+  };
+  j = nlohmann::json{
+      {"server", c.server},
+      {"port", c.port},
+      {"uri", c.uri},
+      {"server_name", c.server_name},
+      {"rate_per_s", c.rate_per_s},
+      {"period", c.period},
+      {"num_conns", c.num_conns},
+      {"num_calls", c.num_calls},
+      {"timeout_s", to_s(c.timeout)},
+      {"think_timeout_s", to_s(c.think_timeout)},
+      {"method", c.method},
+      {"add_headers", c.add_headers},
+      {"http_version", c.http_version},
+      {"send_buffer_bytes", buffer(c.send_buffer_given, c.send_buffer_bytes)},
+      {"recv_buffer_bytes", buffer(c.recv_buffer_given, c.recv_buffer_bytes)},
+      {"client", {{"id", c.client_id}, {"count", c.client_count}}},
+      {"seed", c.seed},
+      {"verbose", c.verbose},
+      {"max_lag_ms",
+       c.max_lag > Duration::zero() ? nlohmann::json(to_ms(c.max_lag)) : nlohmann::json(nullptr)},
+      {"max_error_rate_percent", c.max_error_rate_percent >= 0
+                                     ? nlohmann::json(c.max_error_rate_percent)
+                                     : nlohmann::json(nullptr)},
+  };
+}
+
+}  // namespace rateperf::options
+
+namespace rateperf::report {
+
+namespace {
+
+// Every error kind under its report label, with '-' made '_' so that the keys are identifiers
+// in the languages that read the document. "other" is the pure kind here, not httperf's lump.
+nlohmann::json errors_of(const stats::Summary& s) {
+  nlohmann::json errors = {{"total", s.errors_total}};
+  for (std::size_t i = 0; i < kErrorKinds; ++i) {
+    std::string key(error_label(static_cast<ErrorKind>(i)));
+    for (char& ch : key) {
+      if (ch == '-') ch = '_';
+    }
+    errors[key] = s.errors[i];
+  }
+  return errors;
+}
+
+nlohmann::json served_within_of(const stats::Summary& s) {
+  nlohmann::json served = nlohmann::json::object();
+  for (std::size_t i = 0; i < stats::kServedWithinPercents.size(); ++i) {
+    served[std::to_string(stats::kServedWithinPercents[i])] = s.served_within_ms[i];
+  }
+  return served;
+}
+
+}  // namespace
+
+nlohmann::json to_json_document(const stats::Summary& s, const options::Config& config) {
+  const auto& life = s.connection_time;
+  const auto& st = s.status_classes;
+  return nlohmann::json{
+      {"schema_version", kJsonSchemaVersion},
+      {"rateperf_version", RATEPERF_VERSION},
+      {"start_time_utc", s.start_time_utc},
+      {"command_line", s.command_line},
+      {"interrupted", s.interrupted},
+      {"config", config},
+      {"totals",
+       {{"arrivals", s.arrivals},
+        {"connections", s.connections},
+        {"requests", s.requests},
+        {"replies", s.replies},
+        {"duration_s", s.duration_s}}},
+      {"schedule",
+       {{"offered_rate_per_s", s.offered_rate_per_s},
+        {"issue_window_s", s.issue_window_s},
+        {"issued_rate_per_s", s.issued_rate_per_s},
+        {"max_burst", s.max_burst}}},
+      {"connection_rate",
+       {{"per_s", s.connection_rate_per_s},
+        {"ms_per_connection", s.ms_per_connection},
+        {"max_concurrent", s.max_concurrent}}},
+      {"connection_time",
+       {{"count", life.count},
+        {"min_ms", life.min_ms},
+        {"avg_ms", life.avg_ms},
+        {"max_ms", life.max_ms},
+        {"median_ms", life.median_ms},
+        {"stddev_ms", life.stddev_ms},
+        {"connect_avg_ms", s.connect_avg_ms},
+        {"connect_count", s.connect_count}}},
+      {"connection_length", {{"replies_per_connection", s.replies_per_connection}}},
+      {"request_rate", {{"per_s", s.request_rate_per_s}, {"ms_per_request", s.ms_per_request}}},
+      {"request_size", {{"avg_bytes", s.request_size_avg_bytes}}},
+      {"reply_rate",
+       {{"min_per_s", s.reply_rate_min},
+        {"avg_per_s", s.reply_rate_avg},
+        {"max_per_s", s.reply_rate_max},
+        {"stddev_per_s", s.reply_rate_stddev},
+        {"samples", s.reply_rate_samples}}},
+      {"reply_time", {{"response_ms", s.response_avg_ms}, {"transfer_ms", s.transfer_avg_ms}}},
+      {"reply_size",
+       {{"header_bytes", s.reply_header_avg_bytes},
+        {"content_bytes", s.reply_content_avg_bytes},
+        {"footer_bytes", s.reply_footer_avg_bytes},
+        {"total_bytes", s.reply_total_avg_bytes}}},
+      {"reply_status",
+       {{"1xx", st[0]}, {"2xx", st[1]}, {"3xx", st[2]}, {"4xx", st[3]}, {"5xx", st[4]}}},
+      {"cpu",
+       {{"user_s", s.cpu_user_s},
+        {"system_s", s.cpu_system_s},
+        {"user_percent", s.cpu_user_percent},
+        {"system_percent", s.cpu_system_percent},
+        {"total_percent", s.cpu_total_percent}}},
+      {"net_io", {{"kb_per_s", s.net_io_kb_per_s}, {"mbit_per_s", s.net_io_mbit_per_s}}},
+      {"errors", errors_of(s)},
+      {"latency_intended", s.latency_intended},
+      {"latency_actual", s.latency_actual},
+      {"connect_time", s.connect_time},
+      {"response_time", s.response_time},
+      {"served_within_ms", served_within_of(s)},
+      {"lag",
+       {{"p50_ms", s.lag_p50_ms},
+        {"p99_ms", s.lag_p99_ms},
+        {"max_ms", s.lag_max_ms},
+        {"late_arrivals", s.lag_late_arrivals},
+        {"limit_ms", s.lag_limit_ms},
+        {"client_limited", s.client_limited}}},
+      {"samples", s.samples},
+  };
+}
+
+}  // namespace rateperf::report
