@@ -14,8 +14,8 @@ echo "$table"
 
 # Columns: rate, connection time avg, CPU %, reply time, reply rate avg, errors, client-timo.
 row() { echo "$table" | awk -F'|' -v rate="$1" '$2 + 0 == rate { print $3, $4, $5, $6, $7, $8 }'; }
-read -r conn100 cpu100 reply100 rate100 errors100 timo100 <<<"$(row 100)"
-read -r conn400 cpu400 reply400 rate400 errors400 timo400 <<<"$(row 400)"
+read -r _ cpu100 reply100 rate100 errors100 timo100 <<<"$(row 100)"
+read -r _ _ reply400 rate400 errors400 _ <<<"$(row 400)"
 
 fail=0
 check() { if ! awk "BEGIN { exit !($2) }"; then echo "FAIL: $1 ($2)" >&2; fail=1; fi; }
