@@ -68,9 +68,65 @@ std::size_t fields(const std::string& line) {
   return static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
 }
 
+// The fields docs/json.md documents: (JSON pointer with "[]" for array elements, type word).
+std::vector<std::pair<std::string, std::string>> documented_json_fields() {
+  const char* source = std::getenv("RATEPERF_SOURCE_DIR");
+  REQUIRE_MESSAGE(source != nullptr, "RATEPERF_SOURCE_DIR must name the source tree");
+  std::vector<std::pair<std::string, std::string>> fields;
+  const std::regex row(R"(^\| `(/[^`]*)` \| ([a-z ]+?) \|)");
+  for (const std::string& line : lines_of(read_file(std::string(source) + "/docs/json.md"))) {
+    std::smatch match;
+    if (std::regex_search(line, match, row)) fields.emplace_back(match[1], match[2]);
+  }
+  return fields;
+}
+
+bool has_documented_type(const nlohmann::json& value, const std::string& type) {
+  if (type == "integer") return value.is_number_integer();
+  if (type == "number") return value.is_number();
+  if (type == "number or null") return value.is_number() || value.is_null();
+  if (type == "string") return value.is_string();
+  if (type == "boolean") return value.is_boolean();
+  if (type == "object") return value.is_object();
+  if (type == "array") return value.is_array();
+  return false;
+}
+
 }  // namespace
 
 TEST_SUITE("output") {
+  TEST_CASE("a real run's JSON holds every field docs/json.md documents, of its type") {
+    // 22 arrivals at 4/s last 5.25 s: long enough for one reply-rate sample.
+    TestServer server(ServerMode::reply);
+    TempDir dir;
+    const std::string path = dir.file("run.json");
+    const ProcessResult run =
+        run_rateperf(server.port(), {"--rate", "4", "--num-conns", "22", "--add-header",
+                                     "X-Test: 1", "--json", path});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    const nlohmann::json doc = nlohmann::json::parse(read_file(path));
+    REQUIRE(doc.at("samples").size() >= 1);
+
+    const auto fields = documented_json_fields();
+    CHECK(fields.size() > 100);
+    for (const auto& [documented, type] : fields) {
+      std::string pointer = documented;
+      // "[]" stands for every element: check the first one, when the array has any.
+      bool empty_array = false;
+      for (auto at = pointer.find("[]"); at != std::string::npos; at = pointer.find("[]")) {
+        const nlohmann::json::json_pointer array(pointer.substr(0, at));
+        if (doc.contains(array) && doc.at(array).empty()) empty_array = true;
+        pointer.replace(at, 2, "/0");
+      }
+      if (empty_array) continue;  // the period's steps: only a v period has any
+      INFO(documented << " (" << type << ")");
+      const nlohmann::json::json_pointer at(pointer);
+      REQUIRE(doc.contains(at));
+      CHECK(has_documented_type(doc.at(at), type));
+    }
+  }
+
   TEST_CASE("--json writes one document with every figure, typed and named with its unit") {
     TestServer server(ServerMode::reply, {200, 404});
     TempDir dir;
