@@ -200,8 +200,6 @@ TEST_SUITE("integration") {
     CHECK(run.out.find("Percentage of the requests served within a certain time (ms)") !=
           std::string::npos);
     CHECK(figure(run.out, "  50%", "50%") == doctest::Approx(p50).epsilon(0.05));
-    // A punctual client: no warning.
-    CHECK(run.err.find("warning") == std::string::npos);
   }
 
   TEST_CASE("a client that cannot hold its schedule says so, and --max-lag fails the run") {

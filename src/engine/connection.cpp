@@ -65,40 +65,46 @@ void Connection::start(TimePoint intended, TimePoint now) {
   }
   worker_.result_.collector.connecting();
   state_ = State::connecting;
-  event_assign(&event_, worker_.base_.get(), fd_, 0, &Connection::on_event, this);
-  event_added_ = false;
-  waiting_for_ = 0;
+  // One edge-triggered registration for the connection's whole life: readiness to write ends
+  // the connect, readiness to read brings the reply, and nothing needs re-registering between
+  // the two (one epoll_ctl to add, one to remove).
+  event_assign(&event_, worker_.base_.get(), fd_, EV_READ | EV_WRITE | EV_ET | EV_PERSIST,
+               &Connection::on_event, this);
   if (config.timeout > Duration::zero()) worker_.schedule_timer(watchdog, now + config.timeout);
 
-  if (::connect(fd_, reinterpret_cast<const sockaddr*>(&target.address), target.length) == 0) {
-    worker_.result_.collector.connected(Duration::zero());
-    send_request(now);
-    return;
-  }
-  if (errno != EINPROGRESS) {
+  const int rc =
+      ::connect(fd_, reinterpret_cast<const sockaddr*>(&target.address), target.length);
+  if (rc != 0 && errno != EINPROGRESS) {
     fail(error_from_errno(errno), now);
     return;
   }
-  wait_for(EV_WRITE);
-}
-
-void Connection::wait_for(short what) {
-  if (event_added_ && waiting_for_ == what) return;
-  if (event_added_) event_del(&event_);
-  event_assign(&event_, worker_.base_.get(), fd_, static_cast<short>(what | EV_PERSIST),
-               &Connection::on_event, this);
   event_add(&event_, nullptr);
   event_added_ = true;
-  waiting_for_ = what;
+  if (rc == 0) {
+    worker_.result_.collector.connected(Duration::zero());
+    state_ = State::sending;
+    send_request(now);
+  }
 }
 
 void Connection::on_event(evutil_socket_t, short what, void* self) {
   auto* connection = static_cast<Connection*>(self);
   const TimePoint now = Clock::now();
-  if (what & EV_WRITE) {
-    connection->on_writable(now);
-  } else if (what & EV_READ) {
-    connection->on_readable(now);
+  switch (connection->state_) {
+    case State::connecting:
+    case State::sending:
+      if (what & EV_WRITE) connection->on_writable(now);
+      // A read edge that came with the write edge (a server that answered or closed at once)
+      // is announced only this once: read now if the connection still waits for a reply, or
+      // if the request could not even be written yet.
+      if ((what & EV_READ) && connection->state_ != State::idle) connection->on_readable(now);
+      break;
+    case State::receiving:
+      // A write edge while receiving carries no news.
+      if (what & EV_READ) connection->on_readable(now);
+      break;
+    case State::idle:
+      break;
   }
 }
 
@@ -123,8 +129,8 @@ void Connection::send_request(TimePoint now) {
                              MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        // The next write edge resumes the request.
         touch(now);
-        wait_for(EV_WRITE);
         return;
       }
       if (errno == EINTR) continue;
@@ -136,7 +142,6 @@ void Connection::send_request(TimePoint now) {
   worker_.result_.collector.request_sent(sent_bytes_);
   state_ = State::receiving;
   touch(now);
-  wait_for(EV_READ);
 }
 
 void Connection::on_readable(TimePoint now) {
@@ -148,8 +153,8 @@ void Connection::on_readable(TimePoint now) {
       std::size_t consumed = 0;
       if (settle(parser_.feed(buffer.data(), static_cast<std::size_t>(n), consumed), now)) return;
       touch(now);
-      // A short read emptied the socket; only a full buffer may have more behind it.
-      if (static_cast<std::size_t>(n) < buffer.size()) return;
+      // Edge triggered: read until the socket is empty (EAGAIN) or closed, or a close that
+      // came with the last bytes would never be announced again.
       continue;
     }
     if (n == 0) {

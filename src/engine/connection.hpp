@@ -46,7 +46,6 @@ class Connection {
   void on_writable(TimePoint now);
   void on_readable(TimePoint now);
   void send_request(TimePoint now);
-  void wait_for(short what);
   // Acts on what the parser found: ends the connection on a whole reply or a malformed one.
   // Returns true when the connection ended.
   bool settle(http::FeedStatus status, TimePoint now);
@@ -60,7 +59,6 @@ class Connection {
   int fd_ = -1;
   State state_ = State::idle;
   bool event_added_ = false;
-  short waiting_for_ = 0;
   std::uint32_t replies_ = 0;
   std::size_t sent_bytes_ = 0;
   TimePoint intended_{};

@@ -1,6 +1,8 @@
 #include "engine/worker.hpp"
 
 #include <sys/prctl.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
@@ -22,20 +24,12 @@ constexpr std::size_t kReadBufferBytes = 64 * 1024;
 constexpr Duration kSampleInterval = std::chrono::seconds(5);
 constexpr Duration kProgressInterval = std::chrono::seconds(1);
 
-timeval to_timeval(Duration d) {
-  if (d < Duration::zero()) d = Duration::zero();
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(d).count();
-  return timeval{static_cast<time_t>(us / 1000000), static_cast<suseconds_t>(us % 1000000)};
-}
-
 EventBasePtr make_base() {
   EventConfigPtr config(event_config_new());
   if (!config) throw std::runtime_error("libevent: cannot create an event configuration");
-  // Precise timers (timerfd on Linux) let the loop wake for an arrival's exact time instead of
-  // epoll_wait's whole milliseconds; the change list folds the switch from waiting to write to
-  // waiting to read into one epoll_ctl.
-  event_config_set_flag(config.get(), EVENT_BASE_FLAG_PRECISE_TIMER);
-  event_config_set_flag(config.get(), EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+  // No libevent timer is used (the worker's own timerfd wakes it), so epoll_wait never needs a
+  // timeout. No change list either: it would defer the removal of a connection's registration
+  // until after its descriptor is closed and perhaps reused by the next connection.
   event_config_set_flag(config.get(), EVENT_BASE_FLAG_NOLOCK);
   EventBasePtr base(event_base_new_with_config(config.get()));
   if (!base) throw std::runtime_error("libevent: cannot create an event loop");
@@ -55,7 +49,14 @@ Worker::Worker(const options::Config& config, const Target& target, std::string 
       timeline_(config.period, config.seed, config.num_conns, TimePoint{}),
       wheel_(TimePoint{}, kWheelTick, kWheelSlots),
       read_buffer_(kReadBufferBytes) {
-  wakeup_.reset(evtimer_new(base_.get(), &Worker::on_timer, this));
+  // The wake-up is a timerfd set to the wheel's next deadline as an absolute CLOCK_MONOTONIC
+  // time (steady_clock's clock): exact to the microsecond, and set again only when that
+  // deadline changes, not at every turn of the loop as libevent's precise timer would.
+  // Edge triggered, so it needs no read(): each expiry is a new edge.
+  timer_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  if (timer_fd_ < 0) throw std::runtime_error("timerfd_create failed");
+  wakeup_.reset(event_new(base_.get(), timer_fd_, EV_READ | EV_ET | EV_PERSIST, &Worker::on_timer,
+                          this));
   sigint_.reset(evsignal_new(base_.get(), SIGINT, &Worker::on_signal, this));
   sigterm_.reset(evsignal_new(base_.get(), SIGTERM, &Worker::on_signal, this));
   if (!wakeup_ || !sigint_ || !sigterm_) throw std::runtime_error("libevent: cannot create events");
@@ -72,6 +73,8 @@ Worker::Worker(const options::Config& config, const Target& target, std::string 
 Worker::~Worker() {
   // Connections hold events of base_: free them first.
   pool_.clear();
+  wakeup_.reset();
+  if (timer_fd_ >= 0) ::close(timer_fd_);
 }
 
 WorkerResult Worker::run(TimePoint start) {
@@ -96,10 +99,11 @@ WorkerResult Worker::run(TimePoint start) {
 
   event_add(sigint_.get(), nullptr);
   event_add(sigterm_.get(), nullptr);
+  event_add(wakeup_.get(), nullptr);
   if (timeline_.done()) {
     finished_ = true;
   } else {
-    arm_wakeup(Clock::now());
+    arm_wakeup();
     event_base_dispatch(base_.get());
   }
   event_del(sigint_.get());
@@ -127,12 +131,12 @@ void Worker::on_signal(evutil_socket_t, short, void* self) {
     worker->end_all(ErrorKind::client_timo, now);
   }
   worker->maybe_finish(now);
-  if (!worker->finished_) worker->arm_wakeup(now);
+  if (!worker->finished_) worker->arm_wakeup();
 }
 
 void Worker::wake(TimePoint now) {
   wheel_.advance(now, [this, now](schedule::WheelTimer& timer) { fire(timer, now); });
-  if (!finished_) arm_wakeup(Clock::now());
+  if (!finished_) arm_wakeup();
 }
 
 void Worker::fire(schedule::WheelTimer& timer, TimePoint now) {
@@ -231,25 +235,28 @@ void Worker::maybe_finish(TimePoint now) {
   event_base_loopbreak(base_.get());
 }
 
-void Worker::arm_wakeup(TimePoint now) {
+void Worker::arm_wakeup() {
   const auto deadline = wheel_.next_deadline();
-  if (!deadline) {
-    if (wakeup_armed_) event_del(wakeup_.get());
-    wakeup_armed_ = false;
+  itimerspec when{};
+  if (deadline) {
+    if (wakeup_armed_ && wakeup_at_ == *deadline) return;
+    // A zero it_value would disarm: a deadline at the clock's epoch is moved by 1 ns.
+    const auto ns = std::max<std::int64_t>(1, deadline->time_since_epoch().count());
+    when.it_value.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
+    when.it_value.tv_nsec = static_cast<long>(ns % 1'000'000'000);
+  } else if (!wakeup_armed_) {
     return;
   }
-  if (wakeup_armed_ && wakeup_at_ == *deadline) return;
-  const timeval tv = to_timeval(*deadline - now);
-  event_add(wakeup_.get(), &tv);
-  wakeup_armed_ = true;
-  wakeup_at_ = *deadline;
+  ::timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &when, nullptr);
+  wakeup_armed_ = deadline.has_value();
+  if (deadline) wakeup_at_ = *deadline;
 }
 
 void Worker::schedule_timer(schedule::WheelTimer& timer, TimePoint deadline) {
   wheel_.schedule(timer, deadline);
   // Outside a wake-up (which re-arms when it ends), a deadline earlier than the armed one must
   // move the wake-up forward.
-  if (!waking_ && (!wakeup_armed_ || deadline < wakeup_at_)) arm_wakeup(Clock::now());
+  if (!waking_ && (!wakeup_armed_ || deadline < wakeup_at_)) arm_wakeup();
 }
 
 void Worker::connection_ended(Connection& connection, TimePoint now) {

@@ -73,7 +73,7 @@ class Worker {
   void issue_due(TimePoint now);
   void stop_schedule(TimePoint now);
   void end_all(ErrorKind kind, TimePoint now);
-  void arm_wakeup(TimePoint now);
+  void arm_wakeup();
   void maybe_finish(TimePoint now);
 
   // For Connection.
@@ -87,6 +87,7 @@ class Worker {
   Listeners listeners_;
 
   EventBasePtr base_;
+  int timer_fd_ = -1;  // the wake-up timerfd, read by wakeup_
   EventPtr wakeup_;
   EventPtr sigint_;
   EventPtr sigterm_;
