@@ -37,7 +37,7 @@ struct WorkerResult {
 // Runs one share of the schedule on its own event loop: takes arrivals from an ideal timeline
 // regardless of replies, starts a Connection for each, and counts every outcome in its
 // Collector. Arrivals, watchdogs and the reply-rate sampler are timers in one hashed timing
-// wheel; a single precise libevent timer wakes the loop for the wheel's next deadline.
+// wheel; a single timerfd, set to the wheel's next deadline, wakes the loop.
 //
 // Owns its event_base, wheel, connection pool and collector; everything runs on the thread that
 // calls run(). It also stops on SIGINT/SIGTERM (first: stop the schedule and give open
