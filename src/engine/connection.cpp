@@ -65,11 +65,6 @@ void Connection::start(TimePoint intended, TimePoint now) {
   }
   worker_.result_.collector.connecting();
   state_ = State::connecting;
-  // One edge-triggered registration for the connection's whole life: readiness to write ends
-  // the connect, readiness to read brings the reply, and nothing needs re-registering between
-  // the two (one epoll_ctl to add, one to remove).
-  event_assign(&event_, worker_.base_.get(), fd_, EV_READ | EV_WRITE | EV_ET | EV_PERSIST,
-               &Connection::on_event, this);
   if (config.timeout > Duration::zero()) worker_.schedule_timer(watchdog, now + config.timeout);
 
   const int rc =
@@ -78,13 +73,18 @@ void Connection::start(TimePoint intended, TimePoint now) {
     fail(error_from_errno(errno), now);
     return;
   }
+  // The request is tried at once: on loopback and fast links the handshake is often complete
+  // by the time connect() returns EINPROGRESS, and then neither it nor the request needs a
+  // wake-up of its own.
+  if (!send_request(Clock::now())) return;
+  // One edge-triggered registration for the rest of the connection's life: readiness to read
+  // brings the reply, and readiness to write (only while the request is not all written) ends
+  // the connect or resumes the request. One epoll_ctl to add it, one to remove it.
+  const short events = state_ == State::receiving ? EV_READ : EV_READ | EV_WRITE;
+  event_assign(&event_, worker_.base_.get(), fd_, static_cast<short>(events | EV_ET | EV_PERSIST),
+               &Connection::on_event, this);
   event_add(&event_, nullptr);
   event_added_ = true;
-  if (rc == 0) {
-    worker_.result_.collector.connected(Duration::zero());
-    state_ = State::sending;
-    send_request(now);
-  }
 }
 
 void Connection::on_event(evutil_socket_t, short what, void* self) {
@@ -108,40 +108,37 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
   }
 }
 
-void Connection::on_writable(TimePoint now) {
-  if (state_ == State::connecting) {
-    // The first write says whether connect() succeeded: a failed connect makes it fail with the
-    // socket's pending error, which saves a getsockopt(SO_ERROR) per connection.
-    worker_.result_.collector.connected(now - connect_start_);
-    state_ = State::sending;
-  }
-  send_request(now);
-}
+void Connection::on_writable(TimePoint now) { send_request(now); }
 
-void Connection::send_request(TimePoint now) {
-  if (state_ != State::sending) {
-    state_ = State::sending;
-  }
-  if (sent_bytes_ == 0) send_start_ = now;
+bool Connection::send_request(TimePoint now) {
   const std::string& request = worker_.request_;
   while (sent_bytes_ < request.size()) {
     const ssize_t n = ::send(fd_, request.data() + sent_bytes_, request.size() - sent_bytes_,
                              MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        // The next write edge resumes the request.
+        // Still connecting, or the send buffer is full: the next write edge resumes.
         touch(now);
-        return;
+        return true;
       }
       if (errno == EINTR) continue;
+      // A failed connect makes the first send fail with the socket's pending error, which
+      // saves a getsockopt(SO_ERROR) per connection.
       fail(error_from_errno(errno), now);
-      return;
+      return false;
+    }
+    if (state_ == State::connecting) {
+      // The first byte written proves the connection established.
+      worker_.result_.collector.connected(now - connect_start_);
+      state_ = State::sending;
+      send_start_ = now;
     }
     sent_bytes_ += static_cast<std::size_t>(n);
   }
   worker_.result_.collector.request_sent(sent_bytes_);
   state_ = State::receiving;
   touch(now);
+  return true;
 }
 
 void Connection::on_readable(TimePoint now) {

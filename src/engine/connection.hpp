@@ -45,7 +45,8 @@ class Connection {
   static void on_event(evutil_socket_t fd, short what, void* self);
   void on_writable(TimePoint now);
   void on_readable(TimePoint now);
-  void send_request(TimePoint now);
+  // Writes what it can of the request; false when the connection ended (it failed).
+  bool send_request(TimePoint now);
   // Acts on what the parser found: ends the connection on a whole reply or a malformed one.
   // Returns true when the connection ended.
   bool settle(http::FeedStatus status, TimePoint now);
