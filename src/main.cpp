@@ -124,10 +124,7 @@ engine::Worker::Listeners make_listeners(const options::Config& config, bool& pr
   engine::Worker::Listeners listeners;
   if (config.verbose > 0) {
     listeners.on_sample = [](const stats::IntervalSample& sample) {
-      const double rate = sample.length > Duration::zero()
-                              ? static_cast<double>(sample.replies) / to_s(sample.length)
-                              : 0;
-      std::fprintf(stderr, "reply-rate = %.1f\n", rate);
+      std::fprintf(stderr, "reply-rate = %.1f\n", sample.reply_rate_per_s());
     };
   }
   if (!config.quiet && ::isatty(STDERR_FILENO)) {

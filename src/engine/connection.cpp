@@ -93,7 +93,7 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
   switch (connection->state_) {
     case State::connecting:
     case State::sending:
-      if (what & EV_WRITE) connection->on_writable(now);
+      if (what & EV_WRITE) connection->send_request(now);
       // A read edge that came with the write edge (a server that answered or closed at once)
       // is announced only this once: read now if the connection still waits for a reply, or
       // if the request could not even be written yet.
@@ -107,8 +107,6 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
       break;
   }
 }
-
-void Connection::on_writable(TimePoint now) { send_request(now); }
 
 bool Connection::send_request(TimePoint now) {
   const std::string& request = worker_.request_;

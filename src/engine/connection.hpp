@@ -43,7 +43,6 @@ class Connection {
   enum class State : std::uint8_t { idle, connecting, sending, receiving };
 
   static void on_event(evutil_socket_t fd, short what, void* self);
-  void on_writable(TimePoint now);
   void on_readable(TimePoint now);
   // Writes what it can of the request; false when the connection ended (it failed).
   bool send_request(TimePoint now);

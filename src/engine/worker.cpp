@@ -89,7 +89,6 @@ WorkerResult Worker::run(TimePoint start) {
 
   // Reply-rate samples: client I of N takes its first one (I + 1) * 5 / N s after the start,
   // so that cooperating clients sample out of phase (httperf's rule); then every 5 s.
-  sample_interval_ = kSampleInterval;
   const Duration first_sample =
       kSampleInterval * (config_.client_id + 1) / std::max<std::uint32_t>(1, config_.client_count);
   last_sample_at_ = start;
@@ -153,7 +152,7 @@ void Worker::fire(schedule::WheelTimer& timer, TimePoint now) {
       result_.collector.sample(at - last_sample_at_);
       last_sample_at_ = at;
       if (listeners_.on_sample) listeners_.on_sample(result_.collector.samples().back());
-      wheel_.schedule(sample_timer_, at + sample_interval_);
+      wheel_.schedule(sample_timer_, at + kSampleInterval);
       break;
     }
     case kGrace:

@@ -103,7 +103,6 @@ class Worker {
   schedule::WheelTimer grace_timer_;
   schedule::WheelTimer progress_timer_;
   TimePoint last_sample_at_{};
-  Duration sample_interval_{};
 
   std::deque<Connection> pool_;  // stable addresses; grows to the peak number of connections
   Connection* free_ = nullptr;

@@ -114,9 +114,4 @@ std::uint64_t Collector::errors_total() const {
   return std::accumulate(errors_.begin(), errors_.end(), std::uint64_t{0});
 }
 
-double Collector::last_reply_rate_per_s() const {
-  if (samples_.empty() || samples_.back().length <= Duration::zero()) return 0;
-  return static_cast<double>(samples_.back().replies) / to_s(samples_.back().length);
-}
-
 }  // namespace rateperf::stats

@@ -28,6 +28,11 @@ struct IntervalSample {
   Duration length{};  // the interval's length (the first one may be shorter than the rest)
   std::uint64_t replies = 0;
   std::uint64_t errors = 0;
+
+  // Replies per second over the interval (0 for an empty interval).
+  double reply_rate_per_s() const {
+    return length > Duration::zero() ? static_cast<double>(replies) / to_s(length) : 0;
+  }
 };
 
 // Counts one worker's lifecycle events: counters, sums and histogram increments only, nothing
@@ -64,8 +69,6 @@ class Collector {
   std::uint64_t errors_total() const;
   const ErrorCounts& errors() const { return errors_; }
   const std::vector<IntervalSample>& samples() const { return samples_; }
-  // The last closed sample's reply rate per second (0 before the first), for progress output.
-  double last_reply_rate_per_s() const;
 
  private:
   friend struct SummaryBuilder;

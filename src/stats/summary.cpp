@@ -91,7 +91,7 @@ struct SummaryBuilder {
       double sum = 0, sum_squares = 0;
       s.reply_rate_min = INFINITY;
       for (const auto& sample : samples) {
-        const double rate = per(static_cast<double>(sample.replies), to_s(sample.length));
+        const double rate = sample.reply_rate_per_s();
         sum += rate;
         sum_squares += rate * rate;
         s.reply_rate_min = std::min(s.reply_rate_min, rate);
@@ -165,7 +165,7 @@ struct SummaryBuilder {
       figures.start_s = sample_start_s;
       figures.length_s = to_s(sample.length);
       figures.replies = sample.replies;
-      figures.reply_rate_per_s = per(static_cast<double>(sample.replies), figures.length_s);
+      figures.reply_rate_per_s = sample.reply_rate_per_s();
       figures.errors = sample.errors;
       s.samples.push_back(figures);
       sample_start_s += figures.length_s;
