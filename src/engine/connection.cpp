@@ -89,6 +89,7 @@ void Connection::start(TimePoint intended, TimePoint now) {
 
 void Connection::on_event(evutil_socket_t, short what, void* self) {
   auto* connection = static_cast<Connection*>(self);
+  Worker& worker = connection->worker_;
   const TimePoint now = Clock::now();
   switch (connection->state_) {
     case State::connecting:
@@ -106,6 +107,8 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
     case State::idle:
       break;
   }
+  // The connection may have ended and been reused above; only the worker is touched now.
+  worker.catch_up(now);
 }
 
 bool Connection::send_request(TimePoint now) {
