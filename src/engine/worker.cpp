@@ -49,7 +49,6 @@ Worker::Worker(const options::Config& config, const Target& target, std::string 
       timeline_(config.period, config.seed, config.num_conns, TimePoint{}),
       wheel_(TimePoint{}, kWheelTick, kWheelSlots),
       read_buffer_(kReadBufferBytes) {
-  if (config.period.kind == options::PeriodKind::deterministic) arrival_gap_ = config.period.mean;
   // The wake-up is a timerfd set to the wheel's next deadline as an absolute CLOCK_MONOTONIC
   // time (steady_clock's clock): exact to the microsecond, and set again only when that
   // deadline changes, not at every turn of the loop as libevent's precise timer would.
@@ -124,7 +123,7 @@ void Worker::on_timer(evutil_socket_t, short, void* self) {
 // the loop was busy with other connections is served now, not after the rest of the batch and
 // the next epoll_wait. One comparison when nothing is due.
 void Worker::catch_up(TimePoint now) {
-  if (!wakeup_armed_ || now < wakeup_next_ || waking_) return;
+  if (!wakeup_armed_ || now < wakeup_at_ || waking_) return;
   waking_ = true;
   wake(now);
   waking_ = false;
@@ -248,20 +247,8 @@ void Worker::maybe_finish(TimePoint now) {
 void Worker::arm_wakeup() {
   const auto deadline = wheel_.next_deadline();
   itimerspec when{};
-  // With a fixed gap (--rate's deterministic arrivals) the wake-up is a periodic timer on the
-  // arrivals' grid: while the next deadline is the next arrival, it is already set, and setting
-  // a timer is a costly call (on a virtual machine it reprograms the timer device, about a
-  // quarter of the client's CPU time at 8000 conn/s when done for every arrival).
-  const bool next_is_arrival =
-      deadline && arrival_timer_.armed() && *deadline == arrival_timer_.deadline;
   if (deadline) {
-    if (wakeup_armed_ && wakeup_next_ == *deadline) return;
-    if (wakeup_armed_ && next_is_arrival && wakeup_tick_ > Duration::zero() &&
-        *deadline > wakeup_base_ &&
-        (*deadline - wakeup_base_) % wakeup_tick_ == Duration::zero()) {
-      wakeup_next_ = *deadline;
-      return;
-    }
+    if (wakeup_armed_ && wakeup_at_ == *deadline) return;
     // A zero it_value would disarm: a deadline at the clock's epoch is moved by 1 ns.
     const auto ns = std::max<std::int64_t>(1, deadline->time_since_epoch().count());
     when.it_value.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
@@ -269,20 +256,16 @@ void Worker::arm_wakeup() {
   } else if (!wakeup_armed_) {
     return;
   }
-  const Duration tick = next_is_arrival ? arrival_gap_ : Duration::zero();
-  when.it_interval.tv_sec = static_cast<time_t>(tick.count() / 1'000'000'000);
-  when.it_interval.tv_nsec = static_cast<long>(tick.count() % 1'000'000'000);
   ::timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &when, nullptr);
   wakeup_armed_ = deadline.has_value();
-  wakeup_tick_ = tick;
-  if (deadline) wakeup_base_ = wakeup_next_ = *deadline;
+  if (deadline) wakeup_at_ = *deadline;
 }
 
 void Worker::schedule_timer(schedule::WheelTimer& timer, TimePoint deadline) {
   wheel_.schedule(timer, deadline);
   // Outside a wake-up (which re-arms when it ends), a deadline earlier than the armed one must
   // move the wake-up forward.
-  if (!waking_ && (!wakeup_armed_ || deadline < wakeup_next_)) arm_wakeup();
+  if (!waking_ && (!wakeup_armed_ || deadline < wakeup_at_)) arm_wakeup();
 }
 
 void Worker::connection_ended(Connection& connection, TimePoint now) {

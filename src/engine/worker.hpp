@@ -94,10 +94,7 @@ class Worker {
   EventPtr sigterm_;
   bool wakeup_armed_ = false;
   bool waking_ = false;  // inside wake(), which re-arms the wake-up when it ends
-  TimePoint wakeup_base_{};  // the armed timer's first expiry
-  Duration wakeup_tick_{};   // the armed timer's period (then it fires every tick); zero: once
-  TimePoint wakeup_next_{};  // the deadline the armed timer wakes the loop for next
-  Duration arrival_gap_{};   // the fixed gap between arrivals; zero: not fixed
+  TimePoint wakeup_at_{};
 
   TimePoint start_{};
   schedule::Timeline timeline_;
