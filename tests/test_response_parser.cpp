@@ -1,10 +1,16 @@
 #include <doctest/doctest.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fuzz/fuzz_input.hpp"
 #include "http/response_parser.hpp"
 
 namespace {
@@ -111,6 +117,44 @@ Outcome error_reply(ParseError error) {
   o.status = FeedStatus::error;
   o.error = error;
   return o;
+}
+
+std::string read_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in, "cannot read " << path.string());
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+// Replays one fuzz input as the fuzzer does, and also cut in two at every position: the verdict
+// must not depend on where a read() ends. A name starting with "complete-" or "error-" says how
+// the last reply on the stream must end.
+void replay_fuzz_input(const std::string& name, const std::string& bytes) {
+  namespace fuzz = rateperf::fuzz;
+  const fuzz::FuzzInput input =
+      fuzz::decode_input(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  const char* violation = fuzz::check_input(input);
+  CHECK_MESSAGE(violation == nullptr,
+                "broken promise: " << std::string(violation != nullptr ? violation : ""));
+
+  const fuzz::RunResult whole = fuzz::run_parser(input, fuzz::Chunking{});
+  if (whole.violation != nullptr) return;  // reported just above
+  REQUIRE(whole.count > 0);
+  const FeedStatus last = whole.replies[whole.count - 1].status;
+  if (starts_with(name, "complete-")) CHECK(last == FeedStatus::complete);
+  if (starts_with(name, "error-")) CHECK(last == FeedStatus::error);
+
+  for (std::size_t split = 0; split <= input.size && split <= 255; ++split) {
+    fuzz::Chunking chunking;
+    chunking.count = 1;
+    chunking.lengths[0] = split;
+    const fuzz::RunResult cut = fuzz::run_parser(input, chunking);
+    const char* problem = cut.violation != nullptr ? cut.violation : fuzz::compare_runs(cut, whole);
+    if (problem != nullptr) FAIL_CHECK("split at " << split << ": " << std::string(problem));
+  }
 }
 
 }  // namespace
@@ -340,5 +384,39 @@ TEST_SUITE("response_parser") {
       CHECK(total == one.size());
       CHECK(p.total_bytes() == one.size());
     }
+  }
+
+  TEST_CASE("a status code under 100 is bad_status_line, even after a 1xx") {
+    // http-parser reads one to three digits; such a reply used to complete with status 20.
+    const std::string body = " OK\r\nContent-Length: 0\r\n\r\n";
+    check_every_split("HTTP/1.1 20" + body, error_reply(ParseError::bad_status_line));
+    check_every_split("HTTP/1.1 0" + body, error_reply(ParseError::bad_status_line));
+    check_every_split("HTTP/1.1 099" + body, error_reply(ParseError::bad_status_line));
+    check_every_split("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 02" + body,
+                      error_reply(ParseError::bad_status_line));
+    // Three digits still frame, after a 1xx too.
+    const std::string ok = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200" + body;
+    check_every_split(ok, complete_reply(200, true, ok.size(), 0, 0, ok.size()));
+  }
+
+  TEST_CASE("every fuzz seed and past fuzz crash replays with the parser's promises kept") {
+    const char* source = std::getenv("RATEPERF_SOURCE_DIR");
+    REQUIRE_MESSAGE(source != nullptr, "RATEPERF_SOURCE_DIR must name the source tree");
+    const std::filesystem::path fuzz_dir = std::filesystem::path(source) / "tests" / "fuzz";
+    std::size_t seeds = 0;
+    for (const char* folder : {"corpus", "regressions"}) {
+      for (const auto& entry : std::filesystem::directory_iterator(fuzz_dir / folder)) {
+        const std::string name = entry.path().filename().string();
+        // A README says what the folder is for; it is not an input.
+        if (!entry.is_regular_file() || starts_with(name, "README") || starts_with(name, ".")) {
+          continue;
+        }
+        INFO("fuzz input ", std::string(folder), "/", name);
+        replay_fuzz_input(name, read_bytes(entry.path()));
+        if (std::string_view(folder) == "corpus") ++seeds;
+      }
+    }
+    // The corpus is the fuzzer's starting point; an empty one would make this test vacuous.
+    CHECK(seeds >= 15);
   }
 }

@@ -145,6 +145,14 @@ FeedStatus ResponseParser::feed(const char* data, std::size_t len, std::size_t& 
     const std::size_t position = bytes_ + offset;  // offset of the pause point in the reply
     switch (pause_) {
       case Pause::headers_complete:
+        // http-parser takes a status code of one to three digits ("HTTP/1.1 20 OK" is 20), but
+        // RFC 9112 wants three, and a code under 100 has no class a reply could be counted in.
+        if (parser_.status_code < 100) {
+          error_ = ParseError::bad_status_line;
+          bytes_ += offset;
+          consumed = offset;
+          return FeedStatus::error;
+        }
         // http-parser stops on the LF that ends the header block, before consuming it.
         header_bytes_ += position + 1 - message_start_;
         headers_done_ = true;
