@@ -7,22 +7,17 @@
 #include <vector>
 
 #include "process.hpp"
+#include "report_text.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 using rateperf::test::ProcessResult;
+using rateperf::test::rateperf_binary;
 using rateperf::test::run_process;
 
-// The binary under test: meson passes its path in RATEPERF_BIN.
-std::string binary() {
-  const char* path = std::getenv("RATEPERF_BIN");
-  REQUIRE_MESSAGE(path != nullptr, "RATEPERF_BIN must name the rateperf binary");
-  return path;
-}
-
 ProcessResult run(std::initializer_list<std::string> args) {
-  std::vector<std::string> argv{binary()};
+  std::vector<std::string> argv{rateperf_binary()};
   argv.insert(argv.end(), args);
   ProcessResult result = run_process(argv, 10s);
   REQUIRE_FALSE(result.timed_out);

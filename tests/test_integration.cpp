@@ -15,52 +15,27 @@
 #include <doctest/doctest.h>
 
 #include "process.hpp"
+#include "report_text.hpp"
 #include "test_server.hpp"
 
 namespace {
 
+using rateperf::test::rateperf_binary;
+using rateperf::test::report_figure;
+using rateperf::test::report_line;
 using rateperf::test::closed_port;
 using rateperf::test::ProcessResult;
 using rateperf::test::run_process;
 using rateperf::test::ServerMode;
 using rateperf::test::TestServer;
 
-std::string binary() {
-  const char* path = std::getenv("RATEPERF_BIN");
-  REQUIRE_MESSAGE(path != nullptr, "RATEPERF_BIN must name the rateperf binary (meson sets it)");
-  return path;
-}
-
 // Runs rateperf against 127.0.0.1:port with the given extra arguments.
 ProcessResult run_rateperf(std::uint16_t port, std::vector<std::string> args,
                        std::chrono::milliseconds limit = std::chrono::seconds(60)) {
-  std::vector<std::string> argv = {binary(), "--server", "127.0.0.1", "--port",
+  std::vector<std::string> argv = {rateperf_binary(), "--server", "127.0.0.1", "--port",
                                    std::to_string(port)};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, limit);
-}
-
-// The text of the first report line that starts with `prefix` (empty if none).
-std::string line(const std::string& report, const std::string& prefix) {
-  std::size_t at = 0;
-  while (at < report.size()) {
-    const std::size_t end = report.find('\n', at);
-    const std::string current = report.substr(at, end == std::string::npos ? end : end - at);
-    if (current.rfind(prefix, 0) == 0) return current;
-    if (end == std::string::npos) break;
-    at = end + 1;
-  }
-  return "";
-}
-
-// The number that follows `label` on the line that starts with `prefix`.
-double figure(const std::string& report, const std::string& prefix, const std::string& label) {
-  const std::string text = line(report, prefix);
-  const std::regex pattern(label + R"(\s*([-0-9.]+))");
-  std::smatch match;
-  REQUIRE_MESSAGE(std::regex_search(text, match, pattern),
-                  "no '" << label << "' in line '" << prefix << "' of:\n" << report);
-  return std::stod(match[1].str());
 }
 
 }  // namespace
@@ -72,13 +47,13 @@ TEST_SUITE("integration") {
                                                        "--timeout", "5"});
     INFO(run.out << run.err);
     REQUIRE(run.exit_code == 0);
-    CHECK(line(run.out, "Total:").rfind("Total: connections 40 requests 40 replies 40 test-duration", 0) == 0);
-    CHECK(line(run.out, "Reply status:") == "Reply status: 1xx=0 2xx=10 3xx=10 4xx=10 5xx=10");
-    CHECK(figure(run.out, "Errors: total", "total") == 0);
+    CHECK(report_line(run.out, "Total:").rfind("Total: connections 40 requests 40 replies 40 test-duration", 0) == 0);
+    CHECK(report_line(run.out, "Reply status:") == "Reply status: 1xx=0 2xx=10 3xx=10 4xx=10 5xx=10");
+    CHECK(report_figure(run.out, "Errors: total", "total") == 0);
     CHECK(server.requests() == 40);
     // The schedule: 40 arrivals 5 ms apart take 195 ms; the rate is the one asked for.
-    CHECK(figure(run.out, "Connection rate:", "Connection rate:") > 100);
-    CHECK(figure(run.out, "Reply size [B]:", "content") == doctest::Approx(6.0));
+    CHECK(report_figure(run.out, "Connection rate:", "Connection rate:") > 100);
+    CHECK(report_figure(run.out, "Reply size [B]:", "content") == doctest::Approx(6.0));
   }
 
   TEST_CASE("a server that never answers: every connection ends as client-timo") {
@@ -90,12 +65,12 @@ TEST_SUITE("integration") {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     INFO(run.out << run.err);
     REQUIRE(run.exit_code == 0);
-    CHECK(line(run.out, "Total:").rfind("Total: connections 5 requests 5 replies 0", 0) == 0);
-    CHECK(line(run.out, "Errors: total").rfind("Errors: total 5 client-timo 5 socket-timo 0 "
+    CHECK(report_line(run.out, "Total:").rfind("Total: connections 5 requests 5 replies 0", 0) == 0);
+    CHECK(report_line(run.out, "Errors: total").rfind("Errors: total 5 client-timo 5 socket-timo 0 "
                                               "connrefused 0 connreset 0", 0) == 0);
     // The schedule (0.2 s) plus the timeout (0.5 s), with room for a slow machine.
     CHECK(elapsed_s < 5.0);
-    CHECK(figure(run.out, "Total:", "test-duration") >= 0.5);
+    CHECK(report_figure(run.out, "Total:", "test-duration") >= 0.5);
   }
 
   TEST_CASE("a closed port: every connection is refused") {
@@ -103,9 +78,9 @@ TEST_SUITE("integration") {
                                                        "--timeout", "2"});
     INFO(run.out << run.err);
     REQUIRE(run.exit_code == 0);
-    CHECK(line(run.out, "Errors: total").rfind("Errors: total 6 client-timo 0 socket-timo 0 "
+    CHECK(report_line(run.out, "Errors: total").rfind("Errors: total 6 client-timo 0 socket-timo 0 "
                                               "connrefused 6 connreset 0", 0) == 0);
-    CHECK(figure(run.out, "Total:", "replies") == 0);
+    CHECK(report_figure(run.out, "Total:", "replies") == 0);
   }
 
   TEST_CASE("a server that resets: every connection is connreset") {
@@ -114,9 +89,9 @@ TEST_SUITE("integration") {
                                                        "--timeout", "2"});
     INFO(run.out << run.err);
     REQUIRE(run.exit_code == 0);
-    CHECK(line(run.out, "Errors: total").rfind("Errors: total 6 client-timo 0 socket-timo 0 "
+    CHECK(report_line(run.out, "Errors: total").rfind("Errors: total 6 client-timo 0 socket-timo 0 "
                                               "connrefused 0 connreset 6", 0) == 0);
-    CHECK(figure(run.out, "Total:", "connections") == 6);
+    CHECK(report_figure(run.out, "Total:", "connections") == 6);
   }
 
   TEST_CASE("rate 0 runs one connection after another") {
@@ -124,8 +99,8 @@ TEST_SUITE("integration") {
     const ProcessResult run = run_rateperf(server.port(), {"--num-conns", "25", "--timeout", "5"});
     INFO(run.out << run.err);
     REQUIRE(run.exit_code == 0);
-    CHECK(figure(run.out, "Total:", "replies") == 25);
-    CHECK(line(run.out, "Connection rate:").find("<=1 concurrent connections") !=
+    CHECK(report_figure(run.out, "Total:", "replies") == 25);
+    CHECK(report_line(run.out, "Connection rate:").find("<=1 concurrent connections") !=
           std::string::npos);
   }
 
@@ -137,16 +112,16 @@ TEST_SUITE("integration") {
                                                        "--timeout", "5"});
     INFO(run.out << run.err);
     REQUIRE(run.exit_code == 0);
-    CHECK(figure(run.out, "Total:", "replies") == 25);
-    CHECK(figure(run.out, "Connection rate:", "<=") >= 5);
-    const double response_ms = figure(run.out, "Reply time [ms]:", "response");
+    CHECK(report_figure(run.out, "Total:", "replies") == 25);
+    CHECK(report_figure(run.out, "Connection rate:", "<=") >= 5);
+    const double response_ms = report_figure(run.out, "Reply time [ms]:", "response");
     CHECK(response_ms >= 190);
     CHECK(response_ms < 1000);
   }
 
   TEST_CASE("SIGINT stops the schedule and still prints the report") {
     TestServer server(ServerMode::reply);
-    const std::string path = binary();
+    const std::string path = rateperf_binary();
     const std::string port = std::to_string(server.port());
     int out_pipe[2];
     REQUIRE(::pipe(out_pipe) == 0);
@@ -175,10 +150,10 @@ TEST_SUITE("integration") {
     INFO(out);
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
-    const double connections = figure(out, "Total:", "connections");
+    const double connections = report_figure(out, "Total:", "connections");
     CHECK(connections >= 5);
     CHECK(connections < 100);
-    CHECK(figure(out, "Total:", "replies") + figure(out, "Errors: total", "total") ==
+    CHECK(report_figure(out, "Total:", "replies") + report_figure(out, "Errors: total", "total") ==
           connections);
     CHECK(out.find("interrupted") != std::string::npos);
   }
@@ -189,17 +164,17 @@ TEST_SUITE("integration") {
                                                            "--timeout", "5", "--verbose"});
     INFO(run.out << run.err);
     REQUIRE(run.exit_code == 0);
-    const std::string intended = line(run.out, "Reply latency [ms]:");
+    const std::string intended = report_line(run.out, "Reply latency [ms]:");
     CHECK(intended.find("(from intended start)") != std::string::npos);
-    const double p50 = figure(run.out, "Reply latency [ms]:", "p50");
+    const double p50 = report_figure(run.out, "Reply latency [ms]:", "p50");
     CHECK(p50 >= 19.5);
     CHECK(p50 < 35);
-    CHECK(figure(run.out, "Response time [ms]:", "p50") >= 19.5);
-    CHECK(figure(run.out, "Reply latency [ms]:", "max") >= p50);
+    CHECK(report_figure(run.out, "Response time [ms]:", "p50") >= 19.5);
+    CHECK(report_figure(run.out, "Reply latency [ms]:", "max") >= p50);
     // --verbose adds ab's table; its median row agrees with the p50 above.
     CHECK(run.out.find("Percentage of the requests served within a certain time (ms)") !=
           std::string::npos);
-    CHECK(figure(run.out, "  50%", "50%") == doctest::Approx(p50).epsilon(0.05));
+    CHECK(report_figure(run.out, "  50%", "50%") == doctest::Approx(p50).epsilon(0.05));
   }
 
   TEST_CASE("a client that cannot hold its schedule says so, and --max-lag fails the run") {
@@ -212,9 +187,9 @@ TEST_SUITE("integration") {
     CHECK(run.err.find("warning") != std::string::npos);
     CHECK(run.err.find("--max-lag") != std::string::npos);
     // The whole report is printed all the same.
-    CHECK(figure(run.out, "Total:", "connections") == 5000);
-    CHECK(figure(run.out, "Client lag [ms]:", "p99") > 1);
-    CHECK(figure(run.out, "Maximum connect burst length:", "length:") > 1);
+    CHECK(report_figure(run.out, "Total:", "connections") == 5000);
+    CHECK(report_figure(run.out, "Client lag [ms]:", "p99") > 1);
+    CHECK(report_figure(run.out, "Maximum connect burst length:", "length:") > 1);
   }
 
   TEST_CASE("--max-error-rate fails a run with too many errors, and only then") {
@@ -223,7 +198,7 @@ TEST_SUITE("integration") {
     INFO(refused.out << refused.err);
     CHECK(refused.exit_code == 3);
     CHECK(refused.err.find("--max-error-rate") != std::string::npos);
-    CHECK(figure(refused.out, "Errors: total", "total") == 5);
+    CHECK(report_figure(refused.out, "Errors: total", "total") == 5);
 
     TestServer server(ServerMode::reply);
     const ProcessResult clean = run_rateperf(server.port(), {"--rate", "100", "--num-conns", "5",

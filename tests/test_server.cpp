@@ -1,5 +1,7 @@
 #include "test_server.hpp"
 
+#include "loopback.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -16,26 +18,6 @@ namespace rateperf::test {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
-
-int listen_on_loopback(std::uint16_t& port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw std::runtime_error("test server: socket failed");
-  const int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(fd, 1024) != 0) {
-    ::close(fd);
-    throw std::runtime_error("test server: bind/listen failed");
-  }
-  socklen_t length = sizeof address;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  port = ntohs(address.sin_port);
-  return fd;
-}
 
 const char* reason(int status) {
   switch (status) {
@@ -60,7 +42,7 @@ struct Client {
 TestServer::TestServer(ServerMode mode, std::vector<int> statuses, std::string body,
                        int delay_ms)
     : mode_(mode), statuses_(std::move(statuses)), body_(std::move(body)), delay_ms_(delay_ms) {
-  listen_fd_ = listen_on_loopback(port_);
+  listen_fd_ = listen_on_loopback(port_, 1024, false);
   if (::pipe2(stop_pipe_, O_CLOEXEC) != 0) throw std::runtime_error("test server: pipe failed");
   thread_ = std::thread([this] { serve(); });
 }
@@ -154,7 +136,7 @@ void TestServer::serve() {
 
 std::uint16_t closed_port() {
   std::uint16_t port = 0;
-  const int fd = listen_on_loopback(port);
+  const int fd = listen_on_loopback(port, 1024, false);
   ::close(fd);
   return port;
 }
