@@ -9,7 +9,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cinttypes>
 #include <chrono>
 #include <ctime>
 #include <csignal>
@@ -58,11 +60,56 @@ engine::Target resolve(const options::Config& config) {
 
 // rateperf holds one descriptor per open connection: take all the descriptors the hard limit
 // allows, since httperf's silent stall at the soft limit is one of the flaws not to copy.
-void raise_descriptor_limit() {
+// Returns the limit in force (0 if unknown).
+std::uint64_t raise_descriptor_limit() {
   rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
+  if (limit.rlim_cur < limit.rlim_max) {
     limit.rlim_cur = limit.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &limit);
+    if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::getrlimit(RLIMIT_NOFILE, &limit);
+  }
+  return limit.rlim_cur == RLIM_INFINITY ? 0 : static_cast<std::uint64_t>(limit.rlim_cur);
+}
+
+// Descriptors the process holds besides its connections: stdio, the event loop's epoll and
+// signal pipe, the wake-up timer, export files.
+constexpr std::uint64_t kReservedDescriptors = 16;
+
+// Warns before the run when the schedule may need more descriptors than the limit: a server
+// that stops answering keeps each connection open until --timeout, so up to rate x timeout
+// connections can be open at once; arrivals that then find no descriptor count as fd-unavail.
+void warn_if_descriptors_short(const options::Config& config, std::uint64_t limit) {
+  if (limit == 0 || config.period.sequential() || config.timeout <= Duration::zero()) return;
+  const double worst = config.rate_per_s * to_s(config.timeout);
+  const double needed = std::min(worst, static_cast<double>(config.num_conns));
+  if (needed + kReservedDescriptors <= static_cast<double>(limit)) return;
+  std::fprintf(stderr,
+               "rateperf: warning: --rate %g with --timeout %g s may keep %.0f connections open "
+               "at once, more than the %" PRIu64
+               " descriptors allowed (ulimit -n); arrivals that find none count as fd-unavail\n",
+               config.rate_per_s, to_s(config.timeout), needed, limit);
+}
+
+// Says on stderr when arrivals failed for want of a client resource, so that nobody reads them
+// as the server's errors.
+void report_client_shortages(const stats::Summary& summary, std::uint64_t limit) {
+  const auto count = [&](ErrorKind kind) { return summary.errors[static_cast<std::size_t>(kind)]; };
+  if (const std::uint64_t n = count(ErrorKind::fd_unavail); n > 0) {
+    std::fprintf(stderr,
+                 "rateperf: %" PRIu64 " arrivals found no free descriptor (fd-unavail; the limit "
+                 "is %" PRIu64 ", ulimit -n): the client, not the server, failed them\n",
+                 n, limit);
+  }
+  if (const std::uint64_t n = count(ErrorKind::addrunavail); n > 0) {
+    std::fprintf(stderr,
+                 "rateperf: %" PRIu64 " arrivals found no free local port (addrunavail; see "
+                 "net.ipv4.ip_local_port_range): the client, not the server, failed them\n",
+                 n);
+  }
+  if (const std::uint64_t n = count(ErrorKind::ftab_full); n > 0) {
+    std::fprintf(stderr,
+                 "rateperf: %" PRIu64 " arrivals found the system's file table full (ftab-full)\n",
+                 n);
   }
 }
 
@@ -146,7 +193,8 @@ int run(const options::Config& config) {
   // Opened first: a path that cannot be written stops the run before anything is sent.
   report::ExportFiles exports(config);
   const engine::Target target = resolve(config);
-  raise_descriptor_limit();
+  const std::uint64_t descriptor_limit = raise_descriptor_limit();
+  warn_if_descriptors_short(config, descriptor_limit);
 
   bool progress_shown = false;
   engine::Worker worker(config, target, http::render_request(config),
@@ -180,6 +228,7 @@ int run(const options::Config& config) {
   std::fputs(report::format_text(summary).c_str(), text_out);
   std::fflush(text_out);
 
+  report_client_shortages(summary, descriptor_limit);
   const int status = judge(config, summary);
   if (!exports.write(summary, config)) return 1;
   return status;
@@ -190,6 +239,14 @@ int run(const options::Config& config) {
 int main(int argc, char** argv) {
   // A server that resets mid-write must be a counted error, never the end of the process.
   std::signal(SIGPIPE, SIG_IGN);
+  // SIGINT and SIGTERM wait (pending) until the worker's handlers are in place, and again once
+  // its run is over: a Ctrl-C in the first milliseconds or while the report is written still
+  // gets the report and the exports of what was done.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  ::sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
   try {
     const options::Parsed parsed = options::parse(argc, argv);
     if (parsed.action != options::Action::run) {

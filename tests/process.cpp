@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -27,7 +29,8 @@ void close_fd(int& fd) {
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                          const std::vector<TimedSignal>& signals) {
   if (argv.empty()) throw std::runtime_error("run_process: empty argv");
 
   // Built before fork(): the child may only call async-signal-safe functions, so it must not
@@ -71,7 +74,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
   int err_fd = err_pipe[0];
 
   ProcessResult result;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + timeout;
+  std::size_t signals_sent = 0;
   std::array<char, 4096> buffer{};
   while (out_fd >= 0 || err_fd >= 0) {
     // Once the child is killed, its descriptors close with it; a grandchild that inherited
@@ -86,6 +91,18 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
         result.timed_out = true;
       } else {
         wait_ms = static_cast<int>(left.count()) + 1;
+      }
+      // Signals in their order; the wait ends in time for the next one.
+      while (signals_sent < signals.size()) {
+        const auto due = started + signals[signals_sent].after;
+        const auto until = std::chrono::duration_cast<std::chrono::milliseconds>(
+            due - std::chrono::steady_clock::now());
+        if (until.count() > 0) {
+          wait_ms = std::min(wait_ms, static_cast<int>(until.count()) + 1);
+          break;
+        }
+        ::kill(pid, signals[signals_sent].signal);
+        ++signals_sent;
       }
     }
 
@@ -115,8 +132,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
   close_fd(err_fd);
 
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
+  result.max_rss_kb = usage.ru_maxrss;
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

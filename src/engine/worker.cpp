@@ -1,5 +1,6 @@
 #include "engine/worker.hpp"
 
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -99,12 +100,22 @@ WorkerResult Worker::run(TimePoint start) {
   event_add(sigint_.get(), nullptr);
   event_add(sigterm_.get(), nullptr);
   event_add(wakeup_.get(), nullptr);
+  // main() blocks these until the handlers are in place; one that came early is delivered now
+  // and stops the schedule at its start.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  ::pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr);
   if (timeline_.done()) {
     finished_ = true;
   } else {
     arm_wakeup();
     event_base_dispatch(base_.get());
   }
+  // Blocked again before libevent restores the default action, so that a late signal waits
+  // while the report is written instead of killing the process.
+  ::pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   event_del(sigint_.get());
   event_del(sigterm_.get());
   event_del(wakeup_.get());

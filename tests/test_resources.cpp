@@ -1,0 +1,223 @@
+// The client's own limits (descriptors, local ports, memory) and its signals: a run that hits
+// them still ends, counts every arrival, and says what happened.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "process.hpp"
+#include "report_text.hpp"
+#include "test_server.hpp"
+
+namespace {
+
+using rateperf::test::rateperf_binary;
+using rateperf::test::report_figure;
+using rateperf::test::ProcessResult;
+using rateperf::test::run_process;
+using rateperf::test::ServerMode;
+using rateperf::test::TestServer;
+using rateperf::test::TimedSignal;
+using namespace std::chrono_literals;
+
+std::vector<std::string> rateperf_args(std::uint16_t port, std::vector<std::string> more) {
+  std::vector<std::string> argv = {rateperf_binary(), "--server", "127.0.0.1", "--port",
+                                   std::to_string(port)};
+  argv.insert(argv.end(), more.begin(), more.end());
+  return argv;
+}
+
+// argv run by `sh -c SCRIPT`, which ends with `exec "$@"`.
+std::vector<std::string> in_shell(const std::string& script, std::vector<std::string> argv) {
+  std::vector<std::string> shell = {"sh", "-c", script + "; exec \"$@\"", "sh"};
+  shell.insert(shell.end(), argv.begin(), argv.end());
+  return shell;
+}
+
+bool have(const std::string& program) {
+  return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+}  // namespace
+
+TEST_SUITE("resources") {
+  TEST_CASE("ulimit -n 64: arrivals without a descriptor count as fd-unavail, and stderr says so") {
+    TestServer server(ServerMode::never_answer);
+    // 150 arrivals in 0.75 s to a silent server, each held for 1 s: about 60 fit in 64
+    // descriptors, the rest find none until the first ones time out.
+    const ProcessResult run = run_process(
+        in_shell("ulimit -n 64", rateperf_args(server.port(), {"--rate", "200", "--num-conns",
+                                                               "150", "--timeout", "1"})),
+        60s);
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    const double fd_unavail = report_figure(run.out, "Errors: fd-unavail", "fd-unavail");
+    const double timeouts = report_figure(run.out, "Errors: total", "client-timo");
+    CHECK(fd_unavail > 0);
+    CHECK(timeouts > 0);
+    // Every arrival is a reply or exactly one counted error; as in httperf, "connections" are
+    // the sockets opened, so the arrivals without one are not among them.
+    CHECK(fd_unavail + timeouts == 150);
+    CHECK(report_figure(run.out, "Errors: total", "total") == 150);
+    CHECK(report_figure(run.out, "Total:", "connections") == timeouts);
+    // Warned before the run, and told after it.
+    CHECK(run.err.find("warning: --rate 200 with --timeout 1 s may keep 150 connections open at "
+                       "once, more than the 64 descriptors allowed") != std::string::npos);
+    CHECK(run.err.find(std::to_string(static_cast<int>(fd_unavail)) +
+                       " arrivals found no free descriptor (fd-unavail; the limit is 64") !=
+          std::string::npos);
+  }
+
+  TEST_CASE("no warning when the descriptors suffice") {
+    TestServer server(ServerMode::reply);
+    const ProcessResult run = run_process(
+        rateperf_args(server.port(), {"--rate", "100", "--num-conns", "10", "--timeout", "2"}),
+        30s);
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.err.find("descriptor") == std::string::npos);
+  }
+
+  TEST_CASE("out of local ports (a namespace with 10 of them): addrunavail") {
+    if (::geteuid() != 0 || !have("unshare") || !have("ip") || !have("sysctl") ||
+        !have("python3")) {
+      MESSAGE("skipped: needs root, unshare, ip, sysctl and python3 to narrow the local port "
+              "range inside a network namespace of its own");
+      return;
+    }
+    // Inside a new network namespace: loopback up, 10 local ports, and a listener that never
+    // accepts (its backlog and the SYN retries hold every port the client takes).
+    const std::string script =
+        "ip link set lo up && sysctl -q -w net.ipv4.ip_local_port_range='40000 40009' && "
+        "python3 -c 'import socket, time\n"
+        "s = socket.socket(); s.bind((\"127.0.0.1\", 18999)); s.listen(64)\n"
+        "print(\"up\", flush=True); time.sleep(15)' > listener.out & "
+        "i=0; until grep -q up listener.out 2>/dev/null || [ $i -ge 50 ]; do sleep 0.1; "
+        "i=$((i+1)); done";
+    char dir_template[] = "/tmp/rateperf-ports.XXXXXX";
+    REQUIRE(::mkdtemp(dir_template) != nullptr);
+    const std::string dir = dir_template;
+    std::vector<std::string> argv = {"unshare", "--net", "--"};
+    const auto inner = in_shell("cd " + dir + " && " + script,
+                                {rateperf_binary(), "--server", "127.0.0.1", "--port", "18999", "--rate",
+                                 "100", "--num-conns", "30", "--timeout", "2"});
+    argv.insert(argv.end(), inner.begin(), inner.end());
+    const ProcessResult run = run_process(argv, 60s);
+    std::system(("rm -rf " + dir).c_str());
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(report_figure(run.out, "Total:", "connections") == 30);
+    const double addrunavail = report_figure(run.out, "Errors: fd-unavail", "addrunavail");
+    const double timeouts = report_figure(run.out, "Errors: total", "client-timo");
+    // All 30 arrivals come within 0.3 s, long before the first port is freed (2 s): 10 take
+    // the ports and time out, 20 find none.
+    CHECK(addrunavail == 20);
+    CHECK(timeouts == 10);
+    CHECK(run.err.find("20 arrivals found no free local port (addrunavail") != std::string::npos);
+  }
+
+  TEST_CASE("SIGINT: the report and the JSON export of what was done, marked interrupted") {
+    TestServer server(ServerMode::reply);
+    char path_template[] = "/tmp/rateperf-sigint.XXXXXX";
+    const int fd = ::mkstemp(path_template);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    ::unlink(path_template);
+    const std::string json_path = path_template;
+    const ProcessResult run = run_process(
+        rateperf_args(server.port(), {"--rate", "50", "--num-conns", "1000", "--timeout", "2",
+                                      "--json", json_path}),
+        60s, {TimedSignal{700ms, SIGINT}});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.out.find("Run: interrupted") != std::string::npos);
+    const double connections = report_figure(run.out, "Total:", "connections");
+    CHECK(connections > 0);
+    CHECK(connections < 1000);
+    std::ifstream file(json_path);
+    REQUIRE(file.good());
+    const nlohmann::json doc = nlohmann::json::parse(file);
+    ::unlink(json_path.c_str());
+    CHECK(doc.at("interrupted") == true);
+    CHECK(doc.at("totals").at("connections") == connections);
+  }
+
+  TEST_CASE("a second SIGINT ends the open connections at once") {
+    TestServer server(ServerMode::never_answer);
+    const auto started = std::chrono::steady_clock::now();
+    // The first signal would give the silent connections up to --timeout (30 s) more; the
+    // second ends them now, as client-timo, and the report still comes.
+    const ProcessResult run = run_process(
+        rateperf_args(server.port(), {"--rate", "50", "--num-conns", "1000", "--timeout", "30"}),
+        60s, {TimedSignal{500ms, SIGINT}, TimedSignal{900ms, SIGINT}});
+    const double elapsed_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(elapsed_s < 10);
+    const double connections = report_figure(run.out, "Total:", "connections");
+    CHECK(connections > 0);
+    CHECK(report_figure(run.out, "Errors: total", "client-timo") == connections);
+    CHECK(run.out.find("Run: interrupted") != std::string::npos);
+  }
+
+  TEST_CASE("SIGTERM soon after the start still gives a report") {
+    TestServer server(ServerMode::reply);
+    // main() blocks the signal until the schedule can be stopped cleanly; only the dynamic
+    // loader's few milliseconds before main() remain (tens on a loaded machine), hence 300 ms.
+    const ProcessResult run = run_process(
+        rateperf_args(server.port(), {"--rate", "10", "--num-conns", "100", "--timeout", "2"}),
+        60s, {TimedSignal{300ms, SIGTERM}});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.out.find("Run: interrupted") != std::string::npos);
+    CHECK(report_figure(run.out, "Total:", "connections") < 5);
+  }
+
+  TEST_CASE("a closed stdout (SIGPIPE) does not kill rateperf") {
+    TestServer server(ServerMode::reply);
+    // The report goes into a pipe whose reader has gone: the write fails with EPIPE, and the
+    // process must end by itself, not by SIGPIPE (status 141).
+    auto argv = rateperf_args(server.port(), {"--rate", "50", "--num-conns", "5"});
+    std::string command;
+    for (const std::string& arg : argv) command += "'" + arg + "' ";
+    const ProcessResult run = run_process(
+        {"bash", "-c", "exec 3>&1; (" + command + "; echo status $? >&3) | true"}, 60s);
+    INFO(run.out << run.err);
+    const std::regex status(R"(status (\d+))");
+    std::smatch match;
+    REQUIRE(std::regex_search(run.out, match, status));
+    CHECK(match[1].str() != "141");
+  }
+
+  TEST_CASE("memory does not grow with the number of connections") {
+    // A closed port: each connection is refused at once, so the peak of open connections is the
+    // same in both runs whatever the machine's load, and only the count differs.
+    const std::uint16_t port = rateperf::test::closed_port();
+    const auto peak_kb = [&](const char* conns) {
+      const ProcessResult run = run_process(
+          rateperf_args(port, {"--rate", "10000", "--num-conns", conns, "--timeout", "5",
+                               "--quiet"}),
+          120s);
+      INFO(run.out << run.err);
+      REQUIRE(run.exit_code == 0);
+      CHECK(report_figure(run.out, "Errors: total", "connrefused") == std::stod(conns));
+      return run.max_rss_kb;
+    };
+    const long small = peak_kb("10000");
+    const long large = peak_kb("100000");
+    MESSAGE("peak RSS: " << small << " kB for 10000 connections, " << large
+                         << " kB for 100000");
+    CHECK(static_cast<double>(large) <= 1.1 * static_cast<double>(small));
+  }
+}
