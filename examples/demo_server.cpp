@@ -13,6 +13,8 @@
 // Prints exactly one line "listening on HOST:PORT" on stdout once listening; counters go to
 // stderr on exit (SIGTERM or SIGINT).
 
+#include "demo_options.hpp"
+
 #include <arpa/inet.h>
 #include <event2/event.h>
 #include <netdb.h>
@@ -22,7 +24,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -39,84 +40,6 @@
 #include <vector>
 
 namespace rateperf::demo {
-
-// --- Options -----------------------------------------------------------------------------------
-
-struct Options {
-  std::string host = "127.0.0.1";         // address to listen on
-  std::uint16_t port = 0;                 // 0: any free port (printed on stdout)
-  int workers = 2;                        // virtual worker slots
-  int service_ms = 10;                    // how long a request occupies a slot
-  std::size_t queue = 500;                // requests waiting for a slot; 0: unbounded
-  int backlog = 32;                       // listen() backlog
-  int shed_pause_ms = 200;                // after shedding, accept nothing for this long
-  std::optional<std::size_t> body_bytes;  // reply body size; unset: the search form page
-};
-
-constexpr std::string_view usage_text =
-    "usage: demo_server [--host ADDR] [--port N] [--workers N] [--service-ms M]\n"
-    "                   [--queue N] [--backlog N] [--shed-pause-ms N] [--body-bytes N]\n"
-    "  capacity = workers * 1000 / service-ms replies/s (default 2 * 1000 / 10 = 200);\n"
-    "  --queue 0 means unbounded (default 500); a request that finds the queue full is\n"
-    "  reset, and the server then accepts nothing for --shed-pause-ms (default 200), so\n"
-    "  that new connections wait in the listen backlog (--backlog, default 32) or have\n"
-    "  their SYNs dropped by the kernel.\n";
-
-// Thrown for a bad command line; main() prints the usage and exits with status 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-template <typename T>
-T parse_number(std::string_view name, std::string_view text, T min, T max) {
-  T value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value < min || value > max) {
-    throw UsageError("bad value for " + std::string(name) + ": '" + std::string(text) + "'");
-  }
-  return value;
-}
-
-// Accepts "--name value" and "--name=value".
-Options parse_options(int argc, char** argv) {
-  Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(usage_text.data(), stdout);
-      std::exit(0);
-    }
-    std::string_view value;
-    if (const auto eq = arg.find('='); eq != std::string_view::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      throw UsageError("missing value for " + std::string(arg));
-    }
-    if (arg == "--host") {
-      options.host = value;
-    } else if (arg == "--port") {
-      options.port = parse_number<std::uint16_t>(arg, value, 0, 65535);
-    } else if (arg == "--workers") {
-      options.workers = parse_number<int>(arg, value, 1, 100000);
-    } else if (arg == "--service-ms") {
-      options.service_ms = parse_number<int>(arg, value, 0, 3600 * 1000);
-    } else if (arg == "--queue") {
-      options.queue = parse_number<std::size_t>(arg, value, 0, 10'000'000);
-    } else if (arg == "--shed-pause-ms") {
-      options.shed_pause_ms = parse_number<int>(arg, value, 0, 60'000);
-    } else if (arg == "--backlog") {
-      options.backlog = parse_number<int>(arg, value, 1, 1 << 20);
-    } else if (arg == "--body-bytes") {
-      options.body_bytes = parse_number<std::size_t>(arg, value, 0, 64 << 20);
-    } else {
-      throw UsageError("unknown option " + std::string(arg));
-    }
-  }
-  return options;
-}
 
 // --- Replies -----------------------------------------------------------------------------------
 
@@ -567,7 +490,7 @@ int main(int argc, char** argv) {
   try {
     options = parse_options(argc, argv);
   } catch (const UsageError& error) {
-    std::fprintf(stderr, "demo_server: %s\n%s", error.what(), usage_text.data());
+    std::fprintf(stderr, "demo_server: %s\n%s", error.what(), usage_text);
     return 2;
   }
   try {
