@@ -1,0 +1,331 @@
+# Shared by the seed reproductions in examples/seed*/run (sourced, not run): the client, Debian
+# packages, free ports, servers started and stopped by PID, rateperf runs kept with their CSV,
+# capacity searches, and the seed-002 table.
+#
+# A script sources it, then calls seed_init NAME "$@" (which parses the common arguments):
+#   --quick        short runs (the default): a few minutes per seed
+#   --full         the seed's own run lengths
+#   --only LIST    run only these set-ups (names as the script's --help lists them), e.g. "paste"
+#   --out DIR      keep every report, CSV and server log in DIR (default build/seeds/NAME-DATE)
+#   --build-dir D  meson build directory for rateperf (default build)
+# Environment: RATEPERF=/path/to/rateperf uses that binary instead of building one.
+# shellcheck shell=bash
+
+seed_name=
+seed_quick=1
+seed_out=
+seed_only=
+seed_pids=()
+rateperf=
+
+seed_log() { echo "$seed_name: $*" >&2; }
+# seed_wants SETUP: true when --only was not given or names SETUP.
+seed_wants() { [[ -z $seed_only || " $seed_only " == *" $1 "* ]]; }
+seed_die() { echo "$seed_name: $*" >&2; exit 1; }
+
+# seed_init NAME ARGS...: parses the common arguments (an unknown one is a usage error, status
+# 2), builds rateperf unless RATEPERF names it, makes the output directory, and arranges for
+# every server started with seed_start to be stopped by its PID on exit.
+seed_init() {
+  seed_name=$1
+  shift
+  local build_dir=build
+  while (($#)); do
+    case $1 in
+      --quick) seed_quick=1 ;;
+      --full) seed_quick=0 ;;
+      --out) seed_out=${2:?--out needs a directory}; shift ;;
+      --only) seed_only=${2:?--only needs a list of set-ups}; shift ;;
+      --build-dir) build_dir=${2:?--build-dir needs a directory}; shift ;;
+      -h|--help) sed -n '2,/^set -/{/^set -/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+      *) echo "$seed_name: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+    esac
+    shift
+  done
+  seed_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  if [[ -n ${RATEPERF:-} ]]; then
+    rateperf=$RATEPERF
+  else
+    (cd "$seed_root" && scripts/setup "$build_dir" >&2 && ninja -C "$build_dir" rateperf >&2)
+    rateperf=$seed_root/$build_dir/rateperf
+  fi
+  command -v "$rateperf" >/dev/null || seed_die "no rateperf at '$rateperf'"
+  [[ -z $seed_out ]] && seed_out=$seed_root/build/seeds/$seed_name-$(date +%Y%m%d-%H%M%S)
+  mkdir -p "$seed_out"
+  seed_out=$(cd "$seed_out" && pwd)
+  ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+  trap seed_stop_all EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}
+
+# seed_packages PKG...: installs the Debian packages that are missing (as root, without letting
+# their maintainer scripts start services on the machine); otherwise names them and exits 77,
+# the status a test reads as "skipped".
+seed_packages() {
+  local missing=() pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+  done
+  ((${#missing[@]})) || return 0
+  if [[ $(id -u) -ne 0 ]]; then
+    seed_log "skipped: missing packages (as root: apt-get install -y ${missing[*]})"
+    exit 77
+  fi
+  seed_log "installing ${missing[*]}"
+  # A policy-rc.d that denies keeps apache2 or lighttpd from starting on port 80; one that the
+  # machine already has is left alone.
+  local policy=/usr/sbin/policy-rc.d own_policy=0
+  if [[ ! -e $policy ]]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && own_policy=1
+  fi
+  local status=0
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >"$seed_out/apt.log" 2>&1 ||
+    { apt-get update -qq >>"$seed_out/apt.log" 2>&1 &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >>"$seed_out/apt.log" 2>&1; } ||
+    status=$?
+  ((own_policy)) && rm -f "$policy"
+  if ((status)); then
+    seed_log "skipped: cannot install ${missing[*]} (see $seed_out/apt.log)"
+    exit 77
+  fi
+}
+
+# seed_free_port: a TCP port on 127.0.0.1 that nothing listens on now.
+seed_free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# seed_start NAME CMD...: starts a server in the background (output in $seed_out/NAME.log),
+# remembered by its PID for seed_stop_all; sets seed_pid.
+seed_start() {
+  local name=$1
+  shift
+  "$@" >"$seed_out/$name.log" 2>&1 &
+  seed_pid=$!
+  seed_pids+=("$seed_pid")
+}
+
+# seed_wait_http PORT URI [SECONDS]: waits until 127.0.0.1:PORT answers GET URI with a status
+# line (any status), at most SECONDS (default 20); fails otherwise.
+seed_wait_http() {
+  local port=$1 uri=$2 limit=${3:-20} i
+  for ((i = 0; i < limit * 10; i++)); do
+    if python3 - "$port" "$uri" <<'EOF' 2>/dev/null; then return 0; fi
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2)
+s.sendall(("GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" % sys.argv[2]).encode())
+sys.exit(0 if s.recv(64).startswith(b"HTTP/") else 1)
+EOF
+    sleep 0.1
+  done
+  return 1
+}
+
+# seed_stop PID: stops one server (TERM, then KILL after 5 s) and reaps it.
+seed_stop() {
+  local pid=$1 i
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < 50; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+seed_stop_all() {
+  local pid
+  for pid in "${seed_pids[@]}"; do seed_stop "$pid"; done
+  seed_pids=()
+}
+
+# seed_run LABEL PORT URI RATE CONNS [RATEPERF OPTIONS...]: one rateperf run; the report goes to
+# $seed_out/LABEL.txt, and a row (with LABEL in no column: the file name says it) is appended
+# to $seed_out/runs.csv. Sets seed_report to the report's path.
+seed_run() {
+  local label=$1 port=$2 uri=$3 rate=$4 conns=$5
+  shift 5
+  seed_report=$seed_out/$label.txt
+  seed_log "$label: $rate req/s, $conns connections"
+  timeout -k 5 "$(awk -v n="$conns" -v r="$rate" 'BEGIN { printf "%d", n / r + 60 }')" \
+    "$rateperf" --server 127.0.0.1 --port "$port" --uri "$uri" --rate "$rate" \
+    --num-conns "$conns" --timeout 5 --quiet --csv "$seed_out/runs.csv" "$@" \
+    >"$seed_report" 2>"$seed_out/$label.err" || seed_log "$label: rateperf exited with status $?"
+  echo "$label" >>"$seed_out/runs.labels"
+  sleep 1
+}
+
+# seed_field FILE LINE_REGEX WORD: the field after WORD on the first line matching LINE_REGEX.
+seed_field() {
+  awk -v re="$2" -v word="$3" '
+    $0 ~ re && !done { for (i = 1; i < NF; i++) if ($i == word) { v = $(i + 1); break }; done = 1 }
+    END { sub(/[%,)]+$/, "", v); print (v == "" ? "?" : v) }' "$1"
+}
+
+# seed_rates CAPACITY: the three rates of a reproduction: 0.5x, 1.5x and 2x the capacity
+# (rounded to 10 req/s, at least 10).
+seed_rates() {
+  awk -v c="$1" 'BEGIN {
+    n = split("0.5 1.5 2", f, " ")
+    for (i = 1; i <= n; i++) { r = int(c * f[i] / 10 + 0.5) * 10; if (r < 10) r = 10; printf "%d ", r }
+    print "" }'
+}
+
+# seed_table_header / seed_table_row SETUP RATE REPORT: seed 002's columns, from the report lines
+# httperf and rateperf share.
+seed_table_header() {
+  echo "| set-up | rate [req/s] | connection time avg [ms] | client CPU total [%] | reply time response [ms] | reply rate avg [replies/s] | errors total | client-timo |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+}
+seed_table_row() {
+  awk -v setup="$1" -v rate="$2" '
+    function after(word,   i) { for (i = 1; i < NF; i++) if ($i == word) return $(i + 1); return "?" }
+    /^Connection time \[ms\]: min/ { conn = after("avg") }
+    /^CPU time \[s\]:/              { cpu = after("total"); sub(/%\)?$/, "", cpu) }
+    /^Reply time \[ms\]:/           { reply = after("response") }
+    /^Reply rate \[replies\/s\]:/   { replies = after("avg") }
+    /^Errors: total/                { errors = after("total"); timo = after("client-timo") }
+    END { printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", setup, rate, conn, cpu, reply,
+          replies, errors, timo }' "$3"
+}
+
+# seed_reply_rate REPORT: the replies/s of a run: the report's "Reply rate avg" when the run has
+# reply-rate samples; a run shorter than 5 s has none (httperf samples every 5 s, and the avg
+# then reads 0.0), so for it replies / test duration. "?" when the report has neither.
+seed_reply_rate() {
+  awk '
+    /^Total: connections/ {
+      for (i = 1; i < NF; i++) { if ($i == "replies") r = $(i + 1); if ($i == "test-duration") d = $(i + 1) }
+    }
+    /^Reply rate \[replies\/s\]:/ {
+      for (i = 1; i < NF; i++) if ($i == "avg") avg = $(i + 1)
+      n = $(NF - 1); sub(/^\(/, "", n)
+    }
+    END { if (n + 0 > 0) print avg; else if (d + 0 > 0) printf "%.1f\n", r / d; else print "?" }' "$1"
+}
+
+# seed_capacity_steps LABEL PORT URI START SECONDS MAX: a short sweep for the server's capacity,
+# doubling the rate from START up to at most MAX req/s, each step judged by seed_reply_rate (so
+# that steps under 5 s count); prints the highest reply rate seen (when even MAX was served, the
+# capacity is at least that).
+seed_capacity_steps() {
+  local label=$1 port=$2 uri=$3 rate=$4 seconds=$5 max=$6 best=0 replies errors
+  while ((rate <= max)); do
+    seed_run "$label-capacity-$rate" "$port" "$uri" "$rate" \
+      "$(awk -v r="$rate" -v s="$seconds" 'BEGIN { printf "%d", r * s }')"
+    replies=$(seed_reply_rate "$seed_report")
+    errors=$(seed_field "$seed_report" '^Errors: total' 'total')
+    best=$(awk -v a="$best" -v b="$replies" 'BEGIN { print (b + 0 > a + 0) ? b + 0 : a }')
+    if [[ $errors != 0 ]] || awk -v a="$replies" -v r="$rate" 'BEGIN { exit !(a < 0.9 * r) }'; then
+      break
+    fi
+    rate=$((rate * 2))
+  done
+  seed_log "$label: capacity about $best replies/s"
+  echo "$best"
+}
+
+# seed_apache_conf DIR PORT: prints the start of a minimal Apache configuration for
+# `apache2 -f CONF -DFOREGROUND`, independent of /etc/apache2: the event MPM with the limits of
+# Debian's mpm_event.conf, authz_core, mime (/etc/mime.types) and dir; pid file, error log,
+# mutexes and runtime files in DIR; 127.0.0.1:PORT only; as root, children run as www-data
+# (Apache refuses to serve as root). The caller appends its DocumentRoot, modules and the rest.
+seed_apache_conf() {
+  local dir=$1 port=$2 modules=/usr/lib/apache2/modules
+  mkdir -p "$dir/run"
+  cat <<CONF
+ServerRoot "$dir"
+LoadModule mpm_event_module $modules/mod_mpm_event.so
+LoadModule authz_core_module $modules/mod_authz_core.so
+LoadModule mime_module $modules/mod_mime.so
+LoadModule dir_module $modules/mod_dir.so
+ServerName 127.0.0.1
+Listen 127.0.0.1:$port
+PidFile "$dir/run/apache2.pid"
+DefaultRuntimeDir "$dir/run"
+Mutex file:$dir/run default
+ErrorLog "$dir/error.log"
+LogLevel warn
+StartServers 2
+MinSpareThreads 25
+MaxSpareThreads 75
+ThreadLimit 64
+ThreadsPerChild 25
+MaxRequestWorkers 150
+MaxConnectionsPerChild 0
+TypesConfig /etc/mime.types
+DirectoryIndex index.html
+CONF
+  if [[ $(id -u) -eq 0 ]]; then
+    printf 'User www-data\nGroup www-data\n'
+  fi
+}
+
+# seed_ok_rate REPORT: the 2xx replies/s of a run: seed_reply_rate (the 5-s samples' average, or
+# replies / test-duration for a run under 5 s) times the share of the replies that were 2xx, so
+# that the 502s a proxy answers in place of its back end do not count as served.
+seed_ok_rate() {
+  local rate
+  rate=$(seed_reply_rate "$1")
+  awk -v rate="$rate" '
+    /^Reply status:/ {
+      for (i = 1; i <= NF; i++) { v = $i; sub(/^[0-9]xx=/, "", v); all += v; if ($i ~ /^2xx=/) ok = v }
+    }
+    END { if (rate == "?" || all + 0 == 0) print 0; else printf "%.1f\n", rate * ok / all }' "$1"
+}
+
+# seed_capacity_ok LABEL PORT URI START SECONDS MAX: seed_capacity_steps judged by seed_ok_rate:
+# the rate doubles from START (at most MAX) in SECONDS-long steps until errors appear or fewer
+# than 90 % of the offered requests get a 2xx reply per second; prints the highest 2xx rate
+# seen. Steps of 5 s or more are measured by the reply-rate samples, which a few slow
+# connections at the end of a step (SYN retransmits after a full listen queue) do not lower.
+seed_capacity_ok() {
+  local label=$1 port=$2 uri=$3 rate=$4 seconds=$5 max=$6 best=0 replies errors
+  while ((rate <= max)); do
+    seed_run "$label-capacity-$rate" "$port" "$uri" "$rate" \
+      "$(awk -v r="$rate" -v s="$seconds" 'BEGIN { printf "%d", r * s }')"
+    replies=$(seed_ok_rate "$seed_report")
+    errors=$(seed_field "$seed_report" '^Errors: total' 'total')
+    best=$(awk -v a="$best" -v b="$replies" 'BEGIN { print (b + 0 > a + 0) ? b + 0 : a }')
+    if [[ $errors != 0 ]] || awk -v a="$replies" -v r="$rate" 'BEGIN { exit !(a < 0.9 * r) }'; then
+      break
+    fi
+    rate=$((rate * 2))
+  done
+  seed_log "$label: capacity about $best 2xx replies/s"
+  echo "$best"
+}
+
+# seed_capacity_bisect LABEL PORT URI START SECONDS MAX [RATE_FN [RATEPERF OPTIONS...]]:
+# seed_capacity_steps (doubling from START up to MAX in SECONDS-long steps while there are no
+# errors and RATE_FN of the report, default seed_reply_rate, is at least 90 % of the rate), then
+# two bisection steps between the last rate kept up with and the first one not, so that the
+# capacity is known within about 25 % rather than 2x (which 1.5x rates need); prints the highest
+# RATE_FN value seen. The options go to every step's seed_run (e.g. --http-version 1.0).
+seed_capacity_bisect() {
+  local label=$1 port=$2 uri=$3 rate=$4 seconds=$5 max=$6 fn=${7:-seed_reply_rate}
+  local best=0 lo=0 hi=0 i replies errors
+  shift $(($# < 7 ? $# : 7))
+  local options=("$@")
+  # seed_kept_up_ RATE: one step at RATE; true when it was served, and best updated.
+  seed_kept_up_() {
+    seed_run "$label-capacity-$1" "$port" "$uri" "$1" \
+      "$(awk -v r="$1" -v s="$seconds" 'BEGIN { printf "%d", r * s }')" ${options[@]+"${options[@]}"}
+    replies=$("$fn" "$seed_report")
+    errors=$(seed_field "$seed_report" '^Errors: total' 'total')
+    best=$(awk -v a="$best" -v b="$replies" 'BEGIN { print (b + 0 > a + 0) ? b + 0 : a }')
+    [[ $errors == 0 ]] && awk -v a="$replies" -v r="$1" 'BEGIN { exit !(a >= 0.9 * r) }'
+  }
+  while ((rate <= max)); do
+    if ! seed_kept_up_ "$rate"; then hi=$rate; break; fi
+    lo=$rate
+    rate=$((rate * 2))
+  done
+  for ((i = 0; i < 2 && lo > 0 && hi > 0; i++)); do
+    rate=$(((lo + hi) / 20 * 10))
+    if seed_kept_up_ "$rate"; then lo=$rate; else hi=$rate; fi
+  done
+  seed_log "$label: capacity about $best replies/s (by $fn)"
+  echo "$best"
+}

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# Runs the seed reproductions of issue 7 in quick mode, as a user runs them, and checks what a
+# user should see: the table with one row per set-up and rate; overload at 1.5x and 2x the
+# measured capacity (reply rate well below the offered rate, or errors, or reply times far above
+# those at the set-up's lowest rate); runs.csv with a header and one row per rateperf run.
+#   seed 002 --only paste and seed 003 --only nginx always run (as root the scripts install
+#   their packages); seed 000 and seed 001 run only when their packages are installed, and are
+#   otherwise skipped with a message naming the missing packages. To keep the test near 4
+#   minutes, those two run one set-up each (000: single, 001: wsgi) unless SEEDS_TEST_ALL=1,
+#   which runs their whole quick mode (about 7 minutes in all).
+#
+# Usage: [SEEDS_TEST_ALL=1] tests/seeds_test.sh RATEPERF_BIN
+# Exit status: 0 all checks passed, 1 a check failed, 77 nothing could run (says why).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[[ $# -ge 1 ]] || { echo "usage: tests/seeds_test.sh RATEPERF_BIN" >&2; exit 2; }
+RATEPERF=$1
+export RATEPERF
+if ! command -v "$RATEPERF" >/dev/null; then
+  echo "skipped: no rateperf binary at '$RATEPERF'"
+  exit 77
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# mktemp's 0700 would keep Apache's, nginx's and lighttpd's www-data workers (as root they drop
+# to it) out of the document roots the seeds write under --out.
+chmod 755 "$work"
+fail=0
+ran=0
+skips=()
+last_ok=0  # set by run_seed: the last seed ran and exited 0
+
+# missing_packages PKG...: prints the Debian packages of the list that are not installed.
+missing_packages() {
+  local pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || printf '%s ' "$pkg"
+  done
+}
+
+# check SEED WHAT AWK_CONDITION: records a failure unless the condition holds.
+check() {
+  if awk "BEGIN { exit !($3) }"; then
+    echo "ok: seed $1: $2"
+  else
+    echo "FAIL: seed $1: $2 ($3)"
+    fail=1
+  fi
+}
+
+# table_rows FILE: the first Markdown table with a "reply rate" column, one line per row:
+# "KEY|OFFERED|REPLY_RATE|REPLY_TIME|ERRORS|LOAD". KEY names the set-up (the row's text cells
+# before the rate column), so that rows of one set-up share it. LOAD is the offered rate over the
+# capacity: from a cell such as "2x" or "400 (2x)", else offered / the capacity column.
+table_rows() {
+  awk -F'|' '
+    function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+    !inside && /^\|/ && tolower($0) ~ /reply rate/ {
+      inside = 1
+      for (i = 2; i < NF; i++) {
+        h = tolower(trim($i))
+        if (!rate && h ~ /^(offered )?rate/) rate = i
+        if (!replies && h ~ /reply rate/) replies = i
+        if (!rtime && h ~ /reply time/) rtime = i
+        if (!errors && h ~ /^errors/) errors = i
+        if (!cap && h ~ /capacity/) cap = i
+      }
+      next
+    }
+    inside && /^\|[ \t]*:?-+/ { next }
+    inside && /^\|/ {
+      key = ""; load = ""
+      for (i = 2; i < NF; i++) {
+        c = trim($i)
+        if (match(c, /(^|[ (])[0-9.]+x($|[ )])/)) { load = substr(c, RSTART, RLENGTH); gsub(/[ ()x]/, "", load) }
+      }
+      for (i = 2; i < rate; i++) {
+        c = trim($i)
+        if (c ~ /^[0-9.]+x$/ || c ~ /^[0-9.*]+$/) continue
+        key = key (key == "" ? "" : " ") c
+      }
+      if (load == "" && cap && trim($cap) + 0 > 0) load = (trim($rate) + 0) / (trim($cap) + 0)
+      r = trim($replies); sub(/\*$/, "", r)
+      printf "%s|%s|%s|%s|%s|%s\n", key, trim($rate) + 0, r + 0, trim($rtime) + 0, trim($errors) + 0, load + 0
+      next
+    }
+    inside { exit }' "$1"
+}
+
+# check_table SEED OUT_FILE ROWS: the table of a run: ROWS rows; per set-up, every row at 1.5x
+# its capacity or more shows overload next to the set-up's lowest-load row.
+check_table() {
+  local seed=$1 rows overloaded=0
+  rows=$(table_rows "$2")
+  check "$seed" "table with $3 rows" "$(grep -c . <<<"$rows" || true) == $3"
+  # Each overload row, with the reply time of its set-up's lowest-load row appended.
+  while IFS='|' read -r key offered replies rtime errors load base_time; do
+    check "$seed" "overload visible at $offered req/s, ${load}x ($key): reply rate $replies, reply time $rtime ms (lowest load: $base_time ms), errors $errors" \
+      "$replies < 0.8 * $offered || $errors > 0 || ($rtime > 3 * $base_time && $rtime > $base_time + 5)"
+    overloaded=$((overloaded + 1))
+  done < <(awk -F'|' '
+      { n[$1]++; row[$1, n[$1]] = $0; if (!($1 in low) || $6 < low[$1]) { low[$1] = $6; t[$1] = $4 } }
+      END { for (k in n) for (i = 1; i <= n[k]; i++) { split(row[k, i], f, "|")
+              if (f[6] >= 1.45) print row[k, i] "|" t[k] } }' <<<"$rows")
+  check "$seed" "rows at 1.5x capacity or more in the table ($overloaded)" "$overloaded > 0"
+}
+
+# check_csv SEED DIR: runs.csv has the header and one row per run (runs.labels: one line per
+# rateperf run), each with the header's number of fields.
+check_csv() {
+  local csv=$2/runs.csv runs
+  runs=$(wc -l <"$2/runs.labels" 2>/dev/null || echo 0)
+  check "$1" "runs.csv has a header" "$(head -n 1 "$csv" 2>/dev/null | grep -c '^start_time_utc,' || true) == 1"
+  check "$1" "runs.csv has one row per run ($runs runs)" "$(($(wc -l <"$csv" 2>/dev/null || echo 1) - 1)) == $runs && $runs > 0"
+  check "$1" "every runs.csv row has the header's fields" \
+    "$(awk -F, 'NR == 1 { n = NF } NR > 1 && NF != n { bad++ } END { print bad + 0 }' "$csv" 2>/dev/null || echo 1) == 0"
+}
+
+# run_seed SEED ROWS "ONLY" "PACKAGES": runs examples/seedSEED/run --quick (--only ONLY if
+# given) and checks its table (ROWS rows) and CSV; sets last_ok. With PACKAGES, the seed runs
+# only when they are all installed; without, the script installs what it needs (exit 77: it
+# could not, e.g. not root).
+run_seed() {
+  local seed=$1 rows=$2 only=$3 needs=$4 script=examples/seed$1/run out=$work/seed$1 missing
+  local args=(--quick --out "$out") status=0 start=$SECONDS
+  last_ok=0
+  [[ -n $only ]] && args+=(--only "$only")
+  if [[ ! -f $script ]]; then
+    echo "FAIL: seed $seed: no $script"
+    fail=1
+    return
+  fi
+  # shellcheck disable=SC2086  # the package list is a word list
+  missing=$(missing_packages $needs)
+  if [[ -n $missing ]]; then
+    echo "skipped: seed $seed needs ${missing% } (apt-get install -y ${missing% })"
+    skips+=("$seed")
+    return
+  fi
+  echo "seed $seed: $script ${args[*]}"
+  timeout -k 10 300 bash "$script" "${args[@]}" >"$work/seed$seed.out" 2>"$work/seed$seed.err" ||
+    status=$?
+  cat "$work/seed$seed.out"
+  echo "seed $seed: exit status $status after $((SECONDS - start)) s"
+  if ((status == 77)); then
+    echo "skipped: seed $seed: $(grep -i skipped "$work/seed$seed.err" | tail -n 1 |
+      sed 's/^seed[0-9]*: //; s/^skipped: //')"
+    skips+=("$seed")
+    return
+  fi
+  ran=$((ran + 1))
+  if ((status != 0)); then
+    echo "FAIL: seed $seed: exit status $status; its stderr ends:"
+    tail -n 20 "$work/seed$seed.err"
+    fail=1
+    return
+  fi
+  last_ok=1
+  check_table "$seed" "$work/seed$seed.out" "$rows"
+  check_csv "$seed" "$out"
+}
+
+# check_ab_table SETUPS: seed 000 printed ab's table once per set-up (its 0.5x runs).
+check_ab_table() {
+  ((last_ok)) || return 0
+  check 000 "ab's table for each 0.5x run" \
+    "$(grep -c '^Percentage of the requests served within a certain time (ms)$' "$work/seed000.out" || true) == $1"
+}
+
+# The two cases CI runs whatever the machine has (the scripts install their packages).
+run_seed 002 3 paste ""
+run_seed 003 6 nginx ""
+# The others when their packages are already here: one set-up each, or all of them.
+if [[ ${SEEDS_TEST_ALL:-0} == 1 ]]; then
+  run_seed 000 9 "" "python3-cherrypy3"
+  check_ab_table 3
+  run_seed 001 15 "" "apache2 libapache2-mod-wsgi-py3 python3-pyramid"
+else
+  run_seed 000 3 single "python3-cherrypy3"
+  check_ab_table 1
+  run_seed 001 5 wsgi "apache2 libapache2-mod-wsgi-py3"
+fi
+
+if ((ran == 0)); then
+  echo "skipped: no seed could run (skipped: ${skips[*]:-none}): their packages are missing and this is not root"
+  exit 77
+fi
+echo "seeds: $ran ran, skipped: ${skips[*]:-none}; $( ((fail)) && echo FAILED || echo passed)"
+exit "$fail"
