@@ -205,16 +205,18 @@ seed_reply_rate() {
     END { if (n + 0 > 0) print avg; else if (d + 0 > 0) printf "%.1f\n", r / d; else print "?" }' "$1"
 }
 
-# seed_capacity_steps LABEL PORT URI START SECONDS MAX: a short sweep for the server's capacity,
-# doubling the rate from START up to at most MAX req/s, each step judged by seed_reply_rate (so
-# that steps under 5 s count); prints the highest reply rate seen (when even MAX was served, the
-# capacity is at least that).
+# seed_capacity_steps LABEL PORT URI START SECONDS MAX [RATE_FN]: a short sweep for the server's
+# capacity, doubling the rate from START up to at most MAX req/s in SECONDS-long steps until
+# errors appear or RATE_FN of a step's report (default seed_reply_rate, which counts steps under
+# 5 s too) falls under 90 % of its rate; prints the highest RATE_FN value seen (when even MAX
+# was served, the capacity is at least that).
 seed_capacity_steps() {
-  local label=$1 port=$2 uri=$3 rate=$4 seconds=$5 max=$6 best=0 replies errors
+  local label=$1 port=$2 uri=$3 rate=$4 seconds=$5 max=$6 fn=${7:-seed_reply_rate}
+  local best=0 replies errors
   while ((rate <= max)); do
     seed_run "$label-capacity-$rate" "$port" "$uri" "$rate" \
       "$(awk -v r="$rate" -v s="$seconds" 'BEGIN { printf "%d", r * s }')"
-    replies=$(seed_reply_rate "$seed_report")
+    replies=$("$fn" "$seed_report")
     errors=$(seed_field "$seed_report" '^Errors: total' 'total')
     best=$(awk -v a="$best" -v b="$replies" 'BEGIN { print (b + 0 > a + 0) ? b + 0 : a }')
     if [[ $errors != 0 ]] || awk -v a="$replies" -v r="$rate" 'BEGIN { exit !(a < 0.9 * r) }'; then
@@ -222,7 +224,7 @@ seed_capacity_steps() {
     fi
     rate=$((rate * 2))
   done
-  seed_log "$label: capacity about $best replies/s"
+  seed_log "$label: capacity about $best replies/s (by $fn)"
   echo "$best"
 }
 
@@ -275,27 +277,11 @@ seed_ok_rate() {
     END { if (rate == "?" || all + 0 == 0) print 0; else printf "%.1f\n", rate * ok / all }' "$1"
 }
 
-# seed_capacity_ok LABEL PORT URI START SECONDS MAX: seed_capacity_steps judged by seed_ok_rate:
-# the rate doubles from START (at most MAX) in SECONDS-long steps until errors appear or fewer
-# than 90 % of the offered requests get a 2xx reply per second; prints the highest 2xx rate
-# seen. Steps of 5 s or more are measured by the reply-rate samples, which a few slow
-# connections at the end of a step (SYN retransmits after a full listen queue) do not lower.
-seed_capacity_ok() {
-  local label=$1 port=$2 uri=$3 rate=$4 seconds=$5 max=$6 best=0 replies errors
-  while ((rate <= max)); do
-    seed_run "$label-capacity-$rate" "$port" "$uri" "$rate" \
-      "$(awk -v r="$rate" -v s="$seconds" 'BEGIN { printf "%d", r * s }')"
-    replies=$(seed_ok_rate "$seed_report")
-    errors=$(seed_field "$seed_report" '^Errors: total' 'total')
-    best=$(awk -v a="$best" -v b="$replies" 'BEGIN { print (b + 0 > a + 0) ? b + 0 : a }')
-    if [[ $errors != 0 ]] || awk -v a="$replies" -v r="$rate" 'BEGIN { exit !(a < 0.9 * r) }'; then
-      break
-    fi
-    rate=$((rate * 2))
-  done
-  seed_log "$label: capacity about $best 2xx replies/s"
-  echo "$best"
-}
+# seed_capacity_ok LABEL PORT URI START SECONDS MAX: seed_capacity_steps judged by seed_ok_rate
+# (2xx replies/s, so that a proxy's 502s do not count as served). Steps of 5 s or more are
+# measured by the reply-rate samples, which a few slow connections at the end of a step (SYN
+# retransmits after a full listen queue) do not lower.
+seed_capacity_ok() { seed_capacity_steps "$@" seed_ok_rate; }
 
 # seed_capacity_bisect LABEL PORT URI START SECONDS MAX [RATE_FN [RATEPERF OPTIONS...]]:
 # seed_capacity_steps (doubling from START up to MAX in SECONDS-long steps while there are no
