@@ -19,17 +19,10 @@ using rateperf::http::FeedStatus;
 using rateperf::http::ParseError;
 using rateperf::http::ResponseParser;
 
-// Everything a caller can observe once the bytes have been fed.
-struct Outcome {
-  FeedStatus status = FeedStatus::need_more;
+// Everything a caller can observe once the bytes have been fed: the parser's figures (the fuzz
+// target's ReplyOutcome) and the bytes it took.
+struct Outcome : rateperf::fuzz::ReplyOutcome {
   std::size_t consumed = 0;  // sum of `consumed` over the feeds
-  int http_status = 0;
-  bool keep_alive = false;
-  std::size_t header_bytes = 0;
-  std::size_t body_bytes = 0;
-  std::size_t footer_bytes = 0;
-  std::size_t total_bytes = 0;
-  ParseError error = ParseError::none;
 };
 
 // Feeds `bytes` cut at the positions in `cuts` (ascending), stopping at the first feed that does
@@ -48,13 +41,7 @@ Outcome drive(ResponseParser& parser, std::string_view bytes, const std::vector<
     start = end;
   }
   if (finish && out.status == FeedStatus::need_more) out.status = parser.finish();
-  out.http_status = parser.status();
-  out.keep_alive = parser.keep_alive();
-  out.header_bytes = parser.header_bytes();
-  out.body_bytes = parser.body_bytes();
-  out.footer_bytes = parser.footer_bytes();
-  out.total_bytes = parser.total_bytes();
-  out.error = parser.error();
+  static_cast<rateperf::fuzz::ReplyOutcome&>(out) = rateperf::fuzz::outcome_of(parser, out.status);
   return out;
 }
 

@@ -77,6 +77,20 @@ struct RunResult {
   const char* violation = nullptr;  // the first broken promise, or nullptr
 };
 
+// What the parser shows after a feed() or finish() that returned `status`.
+inline ReplyOutcome outcome_of(const http::ResponseParser& parser, http::FeedStatus status) {
+  ReplyOutcome out;
+  out.status = status;
+  out.error = parser.error();
+  out.http_status = parser.status();
+  out.keep_alive = parser.keep_alive();
+  out.header_bytes = parser.header_bytes();
+  out.body_bytes = parser.body_bytes();
+  out.footer_bytes = parser.footer_bytes();
+  out.total_bytes = parser.total_bytes();
+  return out;
+}
+
 namespace detail {
 
 // The parser's counters must always describe a subset of the bytes it consumed.
@@ -109,19 +123,6 @@ inline const char* check_status(const http::ResponseParser& parser, http::FeedSt
   return "feed() returned no FeedStatus";
 }
 
-inline ReplyOutcome outcome_of(const http::ResponseParser& parser, http::FeedStatus status) {
-  ReplyOutcome out;
-  out.status = status;
-  out.error = parser.error();
-  out.http_status = parser.status();
-  out.keep_alive = parser.keep_alive();
-  out.header_bytes = parser.header_bytes();
-  out.body_bytes = parser.body_bytes();
-  out.footer_bytes = parser.footer_bytes();
-  out.total_bytes = parser.total_bytes();
-  return out;
-}
-
 // Once a reply has ended, the parser must repeat its verdict and take no further byte until
 // reset(); `rest` is what the stream still holds (may be empty).
 inline const char* check_ended(http::ResponseParser& parser, const ReplyOutcome& ended,
@@ -152,7 +153,7 @@ inline RunResult run_parser(const FuzzInput& input, const Chunking& chunking) {
   std::size_t chunk_index = 0;
 
   auto record = [&](http::FeedStatus status) {
-    result.replies[result.count++] = detail::outcome_of(parser, status);
+    result.replies[result.count++] = outcome_of(parser, status);
   };
 
   while (chunk_start < input.size) {
