@@ -7,7 +7,7 @@
 #   their packages); seed 000 and seed 001 run only when their packages are installed, and are
 #   otherwise skipped with a message naming the missing packages. To keep the test near 4
 #   minutes, those two run one set-up each (000: single, 001: wsgi) unless SEEDS_TEST_ALL=1,
-#   which runs their whole quick mode (about 7 minutes in all).
+#   which runs their whole quick mode (about 4.5 minutes more).
 #
 # Usage: [SEEDS_TEST_ALL=1] tests/seeds_test.sh RATEPERF_BIN
 # Exit status: 0 all checks passed, 1 a check failed, 77 nothing could run (says why).

@@ -17,6 +17,7 @@ seed_out=
 seed_only=
 seed_pids=()
 rateperf=
+seed_timeout=5  # rateperf --timeout of seed_run, in seconds
 
 seed_log() { echo "$seed_name: $*" >&2; }
 # seed_wants SETUP: true when --only was not given or names SETUP.
@@ -150,10 +151,10 @@ seed_run() {
   seed_log "$label: $rate req/s, $conns connections"
   timeout -k 5 "$(awk -v n="$conns" -v r="$rate" 'BEGIN { printf "%d", n / r + 60 }')" \
     "$rateperf" --server 127.0.0.1 --port "$port" --uri "$uri" --rate "$rate" \
-    --num-conns "$conns" --timeout 5 --quiet --csv "$seed_out/runs.csv" "$@" \
+    --num-conns "$conns" --timeout "$seed_timeout" --quiet --csv "$seed_out/runs.csv" "$@" \
     >"$seed_report" 2>"$seed_out/$label.err" || seed_log "$label: rateperf exited with status $?"
   echo "$label" >>"$seed_out/runs.labels"
-  sleep 1
+  sleep 0.5
 }
 
 # seed_field FILE LINE_REGEX WORD: the field after WORD on the first line matching LINE_REGEX.
@@ -173,21 +174,25 @@ seed_rates() {
 }
 
 # seed_table_header / seed_table_row SETUP RATE REPORT: seed 002's columns, from the report lines
-# httperf and rateperf share.
+# httperf and rateperf share, and the arrivals the client itself failed for want of a descriptor
+# (fd-unavail, part of errors total): past a fast server's capacity, the connections a 5-s timeout
+# keeps open can outnumber the descriptors a process may have.
 seed_table_header() {
-  echo "| set-up | rate [req/s] | connection time avg [ms] | client CPU total [%] | reply time response [ms] | reply rate avg [replies/s] | errors total | client-timo |"
-  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  echo "| set-up | rate [req/s] | connection time avg [ms] | client CPU total [%] | reply time response [ms] | reply rate avg [replies/s] | errors total | client-timo | fd-unavail (client) |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 }
 seed_table_row() {
-  awk -v setup="$1" -v rate="$2" '
+  local replies
+  replies=$(seed_reply_rate_cell "$3")
+  awk -v setup="$1" -v rate="$2" -v replies="$replies" '
     function after(word,   i) { for (i = 1; i < NF; i++) if ($i == word) return $(i + 1); return "?" }
     /^Connection time \[ms\]: min/ { conn = after("avg") }
     /^CPU time \[s\]:/              { cpu = after("total"); sub(/%\)?$/, "", cpu) }
     /^Reply time \[ms\]:/           { reply = after("response") }
-    /^Reply rate \[replies\/s\]:/   { replies = after("avg") }
     /^Errors: total/                { errors = after("total"); timo = after("client-timo") }
-    END { printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", setup, rate, conn, cpu, reply,
-          replies, errors, timo }' "$3"
+    /^Errors: fd-unavail/           { fd = after("fd-unavail") }
+    END { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", setup, rate, conn, cpu, reply,
+          replies, errors, timo, fd }' "$3"
 }
 
 # seed_reply_rate REPORT: the replies/s of a run: the report's "Reply rate avg" when the run has
@@ -203,29 +208,6 @@ seed_reply_rate() {
       n = $(NF - 1); sub(/^\(/, "", n)
     }
     END { if (n + 0 > 0) print avg; else if (d + 0 > 0) printf "%.1f\n", r / d; else print "?" }' "$1"
-}
-
-# seed_capacity_steps LABEL PORT URI START SECONDS MAX [RATE_FN]: a short sweep for the server's
-# capacity, doubling the rate from START up to at most MAX req/s in SECONDS-long steps until
-# errors appear or RATE_FN of a step's report (default seed_reply_rate, which counts steps under
-# 5 s too) falls under 90 % of its rate; prints the highest RATE_FN value seen (when even MAX
-# was served, the capacity is at least that).
-seed_capacity_steps() {
-  local label=$1 port=$2 uri=$3 rate=$4 seconds=$5 max=$6 fn=${7:-seed_reply_rate}
-  local best=0 replies errors
-  while ((rate <= max)); do
-    seed_run "$label-capacity-$rate" "$port" "$uri" "$rate" \
-      "$(awk -v r="$rate" -v s="$seconds" 'BEGIN { printf "%d", r * s }')"
-    replies=$("$fn" "$seed_report")
-    errors=$(seed_field "$seed_report" '^Errors: total' 'total')
-    best=$(awk -v a="$best" -v b="$replies" 'BEGIN { print (b + 0 > a + 0) ? b + 0 : a }')
-    if [[ $errors != 0 ]] || awk -v a="$replies" -v r="$rate" 'BEGIN { exit !(a < 0.9 * r) }'; then
-      break
-    fi
-    rate=$((rate * 2))
-  done
-  seed_log "$label: capacity about $best replies/s (by $fn)"
-  echo "$best"
 }
 
 # seed_apache_conf DIR PORT: prints the start of a minimal Apache configuration for
@@ -277,41 +259,71 @@ seed_ok_rate() {
     END { if (rate == "?" || all + 0 == 0) print 0; else printf "%.1f\n", rate * ok / all }' "$1"
 }
 
-# seed_capacity_ok LABEL PORT URI START SECONDS MAX: seed_capacity_steps judged by seed_ok_rate
-# (2xx replies/s, so that a proxy's 502s do not count as served). Steps of 5 s or more are
-# measured by the reply-rate samples, which a few slow connections at the end of a step (SYN
-# retransmits after a full listen queue) do not lower.
-seed_capacity_ok() { seed_capacity_steps "$@" seed_ok_rate; }
-
-# seed_capacity_bisect LABEL PORT URI START SECONDS MAX [RATE_FN [RATEPERF OPTIONS...]]:
-# seed_capacity_steps (doubling from START up to MAX in SECONDS-long steps while there are no
-# errors and RATE_FN of the report, default seed_reply_rate, is at least 90 % of the rate), then
-# two bisection steps between the last rate kept up with and the first one not, so that the
-# capacity is known within about 25 % rather than 2x (which 1.5x rates need); prints the highest
-# RATE_FN value seen. The options go to every step's seed_run (e.g. --http-version 1.0).
+# seed_capacity_bisect LABEL PORT URI START SECONDS MAX [RATEPERF OPTIONS...]: a short sweep for
+# the server's capacity. SECONDS-long steps double the rate from START (up to MAX) while the
+# server keeps up with it (seed_kept_up), then two bisection steps between the last rate kept up
+# with and the first one not, so that the capacity is known within about 25 % rather than 2x
+# (which 1.5x rates need). Prints the capacity in 2xx replies/s: the highest rate kept up with,
+# or the seed_ok_rate of a step that was not, if higher (past capacity an open-loop step's reply
+# rate is about the capacity itself); when even MAX was kept up with, the capacity is at least
+# MAX. The options go to every step's seed_run (e.g. --http-version 1.0).
 seed_capacity_bisect() {
-  local label=$1 port=$2 uri=$3 rate=$4 seconds=$5 max=$6 fn=${7:-seed_reply_rate}
-  local best=0 lo=0 hi=0 i replies errors
-  shift $(($# < 7 ? $# : 7))
+  local label=$1 port=$2 uri=$3 rate=$4 seconds=$5 max=$6 best=0 lo=0 hi=0 i served
+  # A step past capacity ends when its last connections time out; 2 s, not 5, shortens those
+  # tails, and a step whose replies take 2 s has not kept up anyway.
+  local seed_timeout=2
+  shift 6
   local options=("$@")
-  # seed_kept_up_ RATE: one step at RATE; true when it was served, and best updated.
-  seed_kept_up_() {
+  # step_ RATE: one step at RATE; true when it was kept up with; best updated.
+  step_() {
     seed_run "$label-capacity-$1" "$port" "$uri" "$1" \
       "$(awk -v r="$1" -v s="$seconds" 'BEGIN { printf "%d", r * s }')" ${options[@]+"${options[@]}"}
-    replies=$("$fn" "$seed_report")
-    errors=$(seed_field "$seed_report" '^Errors: total' 'total')
-    best=$(awk -v a="$best" -v b="$replies" 'BEGIN { print (b + 0 > a + 0) ? b + 0 : a }')
-    [[ $errors == 0 ]] && awk -v a="$replies" -v r="$1" 'BEGIN { exit !(a >= 0.9 * r) }'
+    if seed_kept_up "$seed_report"; then served=$1; else served=$(seed_ok_rate "$seed_report"); fi
+    best=$(awk -v a="$best" -v b="$served" 'BEGIN { print (b + 0 > a + 0) ? b + 0 : a }')
+    [[ $served == "$1" ]]
   }
   while ((rate <= max)); do
-    if ! seed_kept_up_ "$rate"; then hi=$rate; break; fi
+    if ! step_ "$rate"; then hi=$rate; break; fi
     lo=$rate
     rate=$((rate * 2))
   done
   for ((i = 0; i < 2 && lo > 0 && hi > 0; i++)); do
     rate=$(((lo + hi) / 20 * 10))
-    if seed_kept_up_ "$rate"; then lo=$rate; else hi=$rate; fi
+    if step_ "$rate"; then lo=$rate; else hi=$rate; fi
   done
-  seed_log "$label: capacity about $best replies/s (by $fn)"
+  local not=
+  ((hi > 0)) && not=", not with $hi"
+  seed_log "$label: capacity about $best 2xx replies/s (kept up with $lo req/s$not)"
   echo "$best"
+}
+
+# seed_reply_rate_cell REPORT: seed_reply_rate for a table cell, marked * when the run had no
+# 5-s reply-rate sample (replies / test duration; seed_capacity_note explains the mark).
+seed_reply_rate_cell() {
+  local replies
+  replies=$(seed_reply_rate "$1")
+  grep -q '^Reply rate .*(0 samples)' "$1" && replies="$replies*"
+  echo "$replies"
+}
+
+# seed_capacity_note STEP_SECONDS: the sentence under a table that says how capacities and short
+# runs' reply rates were measured.
+seed_capacity_note() {
+  echo "Capacity: the highest rate kept up with (no errors, at least 90 % of replies 2xx, p90 latency from the intended start at most 100 ms) in a sweep of $1-s steps, doubling and then two bisection steps; or the 2xx reply rate of a step past it, if higher. * a run shorter than 5 s has no 5-s reply-rate sample: replies / test duration."
+}
+
+# seed_kept_up REPORT: true when the server kept up with the run's rate: no errors, at least 90 %
+# of the replies 2xx (a proxy's 502s are not service), and 90 % of the replies within 100 ms of
+# their intended start. Past capacity an open-loop queue grows all through a run, and with it the
+# latency of most requests. Throughput alone misjudges short runs: a few SYNs dropped from a short
+# listen queue and retried after 1 s lengthen the run, and lower replies / duration, while the
+# server keeps up with the rest.
+seed_kept_up() {
+  awk '
+    /^Errors: total/ { for (i = 1; i < NF; i++) if ($i == "total") errors = $(i + 1) }
+    /^Reply status:/ {
+      for (i = 1; i <= NF; i++) { v = $i; sub(/^[0-9]xx=/, "", v); all += v; if ($i ~ /^2xx=/) ok = v + 0 }
+    }
+    /^Reply latency \[ms\]:/ && p90 == "" { for (i = 1; i < NF; i++) if ($i == "p90") p90 = $(i + 1) }
+    END { exit !(errors == "0" && all > 0 && ok >= 0.9 * all && p90 != "" && p90 + 0 <= 100) }' "$1"
 }
