@@ -171,6 +171,27 @@ TEST_SUITE("resources") {
     CHECK(run.out.find("Run: interrupted") != std::string::npos);
   }
 
+  TEST_CASE("a client far behind its schedule still heeds SIGINT") {
+    // A million connections a second to a closed port: the client cannot keep up, and the
+    // arrivals due pile up. It used to issue all of them in one burst (seconds long) before it
+    // looked at a signal; the signal now stops the schedule within one burst of 128.
+    const std::uint16_t port = rateperf::test::closed_port();
+    const auto started = std::chrono::steady_clock::now();
+    const ProcessResult run = run_process(
+        rateperf_args(port, {"--rate", "1000000", "--num-conns", "200000", "--timeout", "5"}),
+        120s, {TimedSignal{500ms, SIGINT}});
+    const double elapsed_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.out.find("Run: interrupted") != std::string::npos);
+    const double connections = report_figure(run.out, "Total:", "connections");
+    CHECK(connections > 0);
+    CHECK(connections < 200000);
+    CHECK(report_figure(run.out, "Errors: total", "connrefused") == connections);
+    CHECK(elapsed_s < 10);
+  }
+
   TEST_CASE("SIGTERM soon after the start still gives a report") {
     TestServer server(ServerMode::reply);
     // main() blocks the signal until the schedule can be stopped cleanly; only the dynamic

@@ -94,6 +94,9 @@ class Worker {
   EventPtr sigterm_;
   bool wakeup_armed_ = false;
   bool waking_ = false;  // inside wake(), which re-arms the wake-up when it ends
+  // The last issue_due() stopped at kMaxBurst with more arrivals due: the client is behind, and
+  // the rest waits for the next turn of the event loop (see issue_due).
+  bool backlogged_ = false;
   TimePoint wakeup_at_{};
 
   TimePoint start_{};
