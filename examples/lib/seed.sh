@@ -181,13 +181,6 @@ seed_run() {
   sleep 0.5
 }
 
-# seed_field FILE LINE_REGEX WORD: the field after WORD on the first line matching LINE_REGEX.
-seed_field() {
-  awk -v re="$2" -v word="$3" '
-    $0 ~ re && !done { for (i = 1; i < NF; i++) if ($i == word) { v = $(i + 1); break }; done = 1 }
-    END { sub(/[%,)]+$/, "", v); print (v == "" ? "?" : v) }' "$1"
-}
-
 # seed_rates CAPACITY: the three rates of a reproduction: 0.5x, 1.5x and 2x the capacity
 # (rounded to 10 req/s, at least 10).
 seed_rates() {
