@@ -129,16 +129,19 @@ seed_start() {
   seed_pids+=("$seed_pid")
 }
 
-# seed_wait_http PORT URI [SECONDS]: waits until 127.0.0.1:PORT answers GET URI with a status
-# line (any status), at most SECONDS (default 20); fails otherwise.
+# seed_wait_http PORT URI [SECONDS [STATUS]]: waits until 127.0.0.1:PORT answers GET URI with a
+# status line (with STATUS, e.g. 200, that status; without, any), at most SECONDS (default 20);
+# fails otherwise.
 seed_wait_http() {
-  local port=$1 uri=$2 limit=${3:-20} i
+  local port=$1 uri=$2 limit=${3:-20} status=${4:-} i
   for ((i = 0; i < limit * 10; i++)); do
-    if python3 - "$port" "$uri" <<'EOF' 2>/dev/null; then return 0; fi
+    if python3 - "$port" "$uri" "$status" <<'EOF' 2>/dev/null; then return 0; fi
 import socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2)
 s.sendall(("GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" % sys.argv[2]).encode())
-sys.exit(0 if s.recv(64).startswith(b"HTTP/") else 1)
+line = s.recv(64)
+ok = line.startswith(b"HTTP/") and (not sys.argv[3] or line.split(b" ")[1:2] == [sys.argv[3].encode()])
+sys.exit(0 if ok else 1)
 EOF
     sleep 0.1
   done
@@ -181,11 +184,21 @@ seed_run() {
   sleep 0.5
 }
 
-# seed_rates CAPACITY: the three rates of a reproduction: 0.5x, 1.5x and 2x the capacity
-# (rounded to 10 req/s, at least 10).
+# seed_check_body PORT URI BYTES: one GET of URI, true when it answers 200 with BYTES bytes of
+# body (the server serves the file or the app, not an error page of some other length).
+seed_check_body() {
+  python3 - "$1" "$2" "$3" <<'EOF'
+import sys, urllib.request
+with urllib.request.urlopen("http://127.0.0.1:%s%s" % (sys.argv[1], sys.argv[2]), timeout=10) as r:
+    sys.exit(0 if r.status == 200 and len(r.read()) == int(sys.argv[3]) else 1)
+EOF
+}
+
+# seed_rates CAPACITY [FACTORS]: the rates of a reproduction, FACTORS (default "0.5 1.5 2") times
+# the capacity, rounded to 10 req/s, at least 10.
 seed_rates() {
-  awk -v c="$1" 'BEGIN {
-    n = split("0.5 1.5 2", f, " ")
+  awk -v c="$1" -v factors="${2:-0.5 1.5 2}" 'BEGIN {
+    n = split(factors, f, " ")
     for (i = 1; i <= n; i++) { r = int(c * f[i] / 10 + 0.5) * 10; if (r < 10) r = 10; printf "%d ", r }
     print "" }'
 }
