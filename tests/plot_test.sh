@@ -3,9 +3,13 @@
 # next to the CSV (or at the prefix given), both non-empty and of the right format, the same
 # figure whatever the column order (columns are found by name, a quoted URI with a comma
 # included), and a one-line error naming a missing column.
-#   tests/plot_test.sh             (exits 77, meson's skip code, without gnuplot)
+# It also checks that scripts/plot leaves no stray file in its working directory.
+#   tests/plot_test.sh RATEPERF_BIN    (exits 77, meson's skip code, without gnuplot)
 set -euo pipefail
+(($# == 1)) || { echo "usage: tests/plot_test.sh RATEPERF_BIN" >&2; exit 2; }
+rateperf=$(realpath "$1")
 cd "$(dirname "$0")/.."
+repo=$PWD
 
 if ! command -v gnuplot >/dev/null; then
   if [[ $(id -u) -eq 0 ]]; then
@@ -20,11 +24,18 @@ trap 'rm -rf "$work"' EXIT
 fail=0
 check() { if ! eval "$2"; then echo "FAIL: $1" >&2; fail=1; fi; }
 
+# A TCP port on 127.0.0.1 where nothing listens: bound by python, then released.
+closed_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 # A sweep against a server with a capacity of about 120 replies/s: below it every connection
 # is answered within milliseconds; above it the reply rate stays at capacity, reply times climb
-# to seconds and connections time out. Fields are separated by "|" here and written as CSV
-# below, quoted where RFC 4180 needs it (the URI holds a comma).
-columns="start_time_utc|server|port|uri|offered_rate_per_s|num_conns|timeout_s|seed|duration_s|\
+# to seconds and connections time out. The values are given here by column name ("|" between
+# fields); the CSV below takes its header, names and order, from a real `rateperf --csv -` run,
+# so that a renamed column fails this test, not only users' plots. Columns rateperf writes that
+# the table lacks get 0.
+names="start_time_utc|server|port|uri|offered_rate_per_s|num_conns|timeout_s|seed|duration_s|\
 issue_window_s|issued_rate_per_s|connections|requests|replies|connection_rate_per_s|\
 max_concurrent|request_rate_per_s|reply_rate_min_per_s|reply_rate_avg_per_s|\
 reply_rate_max_per_s|reply_rate_stddev_per_s|reply_rate_samples|reply_time_response_ms|\
@@ -40,15 +51,36 @@ rows=(
 "2024-05-01T12:02:00Z|127.0.0.1|8080|/search?q=a,b|200.000|6000|2.000|1|32.100|29.995|200.033|6000|5100|3850|186.916|270|158.879|117.500|119.900|121.800|1.500|6|1910.000|0.100|1950.000|1990.500|0.160|1980.000|2950.000|4800.000|5300.000|5400.000|0.090|2|4.700|33.900|2150|1400|0|0|750|0|0|0|0|0|0|3850|0|0|0|0"
 )
 
-# Writes the header and the rows as CSV with the columns in the order of the indexes given.
+# The real header: rateperf's CSV on stdout, from one connection to a port where nothing
+# listens (refused at once).
+header=$("$rateperf" --server 127.0.0.1 --port "$(closed_port)" --num-conns 1 --csv - 2>/dev/null |
+         head -n 1)
+IFS=, read -r -a header_columns <<<"$header"
+check "rateperf --csv - printed a header (got '$header')" "((${#header_columns[@]} > 10))"
+IFS='|' read -r -a names_list <<<"$names"
+declare -A known=()
+for column in "${header_columns[@]}"; do known[$column]=1; done
+for name in "${names_list[@]}"; do
+  check "rateperf's CSV still has the column $name" "[[ -n \${known[$name]:-} ]]"
+done
+((fail == 0)) || exit 1
+
+# Writes the header and the rows as CSV with the columns named in the order given: each value
+# looked up by name, quoted where RFC 4180 needs it, 0 for a column the table has no value for.
 write_csv() {
-  local order=("$@") line index value
-  for line in "$columns" "${rows[@]}"; do
-    local -a fields
+  local -a order=("$@") fields
+  local -A value_of
+  local line name value out i
+  out=
+  for name in "${order[@]}"; do out+=${out:+,}$name; done
+  echo "$out"
+  for line in "${rows[@]}"; do
     IFS='|' read -r -a fields <<<"$line"
-    local out=
-    for index in "${order[@]}"; do
-      value=${fields[index]}
+    value_of=()
+    for i in "${!names_list[@]}"; do value_of[${names_list[i]}]=${fields[i]}; done
+    out=
+    for name in "${order[@]}"; do
+      value=${value_of[$name]:-0}
       if [[ $value == *[,\"]* ]]; then value="\"${value//\"/\"\"}\""; fi
       out+=${out:+,}$value
     done
@@ -56,16 +88,28 @@ write_csv() {
   done
 }
 
-count=$(tr '|' '\n' <<<"$columns" | wc -l)
-mapfile -t forward < <(seq 0 $((count - 1)))
-mapfile -t backward < <(seq $((count - 1)) -1 0)
+forward=("${header_columns[@]}")
+backward=()
+for ((i = ${#header_columns[@]} - 1; i >= 0; i--)); do backward+=("${header_columns[i]}"); done
+
+# scripts/plot runs from an empty directory of its own: it must write nothing but the figures
+# it names (an awk "x > 0 ? ..." once wrote a file named "1" into the current directory).
+cwd=$work/cwd
+mkdir "$cwd"
+plot() { (cd "$cwd" && "$repo/scripts/plot" "$@"); }
+check_cwd_empty() {
+  local left
+  left=$(ls -A "$cwd")
+  check "scripts/plot $1 left no file in its working directory (found: $left)" "[[ -z '$left' ]]"
+}
 
 # (1) Columns in rateperf's order; the default output prefix is the CSV without .csv.
 mkdir "$work/a" "$work/b"
 write_csv "${forward[@]}" >"$work/a/sweep.csv"
 status=0
-scripts/plot "$work/a/sweep.csv" >"$work/plot.out" 2>&1 || status=$?
+plot "$work/a/sweep.csv" >"$work/plot.out" 2>&1 || status=$?
 check "scripts/plot exits 0 (got $status: $(cat "$work/plot.out"))" "((status == 0))"
+check_cwd_empty "(rateperf's column order)"
 for ext in png svg; do
   check "sweep.$ext exists next to the CSV and is not empty" "[[ -s '$work/a/sweep.$ext' ]]"
 done
@@ -82,20 +126,24 @@ check "the title names the target, comma and all" "grep -qF '127.0.0.1:8080/sear
 write_csv "${backward[@]}" >"$work/b/reversed.csv"
 check "the reversed CSV really differs" "! cmp -s '$work/a/sweep.csv' '$work/b/reversed.csv'"
 status=0
-scripts/plot "$work/b/reversed.csv" "$work/b/figure" >"$work/plot.out" 2>&1 || status=$?
+plot "$work/b/reversed.csv" "$work/b/figure" >"$work/plot.out" 2>&1 || status=$?
 check "scripts/plot with a prefix exits 0 (got $status: $(cat "$work/plot.out"))" "((status == 0))"
+check_cwd_empty "(reversed columns)"
 check "the prefix is used for the PNG" "[[ -s '$work/b/figure.png' ]]"
 check "column order does not change the figure" "cmp -s '$work/a/sweep.svg' '$work/b/figure.svg'"
 
 # (3) A CSV without a column the figure needs: a clear error, no figure.
-p99=$(tr '|' '\n' <<<"$columns" | grep -nx latency_p99_ms | cut -d: -f1)
-mapfile -t without_p99 < <(seq 0 $((count - 1)) | grep -vx $((p99 - 1)))
+without_p99=()
+for column in "${header_columns[@]}"; do
+  [[ $column == latency_p99_ms ]] || without_p99+=("$column")
+done
 write_csv "${without_p99[@]}" >"$work/c.csv"
 status=0
-scripts/plot "$work/c.csv" >"$work/plot.out" 2>&1 || status=$?
+plot "$work/c.csv" >"$work/plot.out" 2>&1 || status=$?
 check "a missing column fails (got $status)" "((status != 0))"
 check "the error names latency_p99_ms" "grep -q 'no column latency_p99_ms' '$work/plot.out'"
 check "no figure for a bad CSV" "[[ ! -e '$work/c.png' ]]"
+check_cwd_empty "(a missing column)"
 
 ((fail == 0)) || exit 1
 echo "PASS"
