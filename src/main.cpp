@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/socket_options.hpp"
 #include "engine/worker.hpp"
 #include "http/request.hpp"
 #include "options/options.hpp"
@@ -138,7 +139,7 @@ int judge(const options::Config& config, const stats::Summary& summary) {
                                  static_cast<double>(summary.arrivals);
     if (error_percent > config.max_error_rate_percent) {
       std::fprintf(stderr,
-                   "rateperf: threshold crossed: %.2f %% of the connections failed > "
+                   "rateperf: threshold crossed: %.2f %% of the arrivals failed > "
                    "--max-error-rate %g %%\n",
                    error_percent, config.max_error_rate_percent);
       status = kThresholdCrossed;
@@ -195,6 +196,9 @@ int run(const options::Config& config) {
   const engine::Target target = resolve(config);
   const std::uint64_t descriptor_limit = raise_descriptor_limit();
   warn_if_descriptors_short(config, descriptor_limit);
+  for (const std::string& warning : engine::check_buffer_sizes(target.address.ss_family, config)) {
+    std::fprintf(stderr, "%s\n", warning.c_str());
+  }
 
   bool progress_shown = false;
   engine::Worker worker(config, target, http::render_request(config),
@@ -229,6 +233,10 @@ int run(const options::Config& config) {
   std::fflush(text_out);
 
   report_client_shortages(summary, descriptor_limit);
+  if (result.buffer_refusals > 0) {
+    std::fprintf(stderr, "rateperf: the kernel refused a buffer size on %" PRIu64 " sockets\n",
+                 result.buffer_refusals);
+  }
   const int status = judge(config, summary);
   if (!exports.write(summary, config)) return 1;
   return status;

@@ -25,5 +25,8 @@ check "fast replies at 100/s" "$reply100 < 500"
 check "reply rate flat near capacity at 400/s" "$rate400 > 170 && $rate400 < 230"
 check "reply time in the seconds at 400/s" "$reply400 > 1000"
 check "errors at 400/s" "$errors400 > 0"
-check "cheap client" "$cpu100 < 50"
+# A client that sleeps between arrivals spends about 1 % of a core at 100 conn/s (measured 0.8,
+# 1.3 under the sanitizers); one that polled its loop would spend a whole core, and one that
+# spent five times as much per connection would fail too.
+check "cheap client (CPU $cpu100 % at 100/s)" "$cpu100 < 5"
 exit "$fail"

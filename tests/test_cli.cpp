@@ -2,7 +2,11 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <initializer_list>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -140,6 +144,44 @@ TEST_SUITE("cli") {
     }
   }
 
+  TEST_CASE("every option of --help is in the README's option table, and the other way round") {
+    const ProcessResult help = run({"--help"});
+    REQUIRE(help.exit_code == 0);
+    std::set<std::string> in_help;
+    const std::regex help_row(R"(^  (?:-\w, )?(--[a-z-]+))");
+    for (const std::string& line : lines_of(help.out)) {
+      std::smatch match;
+      if (std::regex_search(line, match, help_row)) in_help.insert(match[1]);
+    }
+
+    const char* source = std::getenv("RATEPERF_SOURCE_DIR");
+    REQUIRE_MESSAGE(source != nullptr, "RATEPERF_SOURCE_DIR must name the source tree");
+    std::ifstream file(std::string(source) + "/README.md");
+    REQUIRE(file);
+    std::stringstream text;
+    text << file.rdbuf();
+    // The rows of the table under "## Options", up to the next section.
+    const std::string readme = text.str();
+    const std::size_t start = readme.find("\n## Options\n");
+    REQUIRE(start != std::string::npos);
+    const std::size_t end = readme.find("\n## ", start + 1);
+    std::set<std::string> in_readme;
+    const std::regex readme_row(R"(^\| (?:`-\w`, )?`(--[a-z-]+))");
+    for (const std::string& line : lines_of(readme.substr(start, end - start))) {
+      std::smatch match;
+      if (std::regex_search(line, match, readme_row)) in_readme.insert(match[1]);
+    }
+    CHECK(in_help.size() > 20);
+    for (const std::string& option : in_help) {
+      CAPTURE(option);
+      CHECK(in_readme.count(option) == 1);
+    }
+    for (const std::string& option : in_readme) {
+      CAPTURE(option);
+      CHECK(in_help.count(option) == 1);
+    }
+  }
+
   TEST_CASE("--version exits 0 and prints the program name and version") {
     for (const std::string word : {"--version", "-V"}) {
       const ProcessResult r = run({word});
@@ -147,8 +189,10 @@ TEST_SUITE("cli") {
       CHECK(r.err.empty());
       const std::vector<std::string> lines = lines_of(r.out);
       REQUIRE(lines.size() == 1);
-      CHECK(lines[0].rfind("rateperf ", 0) == 0);
-      CHECK(lines[0].size() > std::string("rateperf ").size());
+      // The version the build was made with (meson.build's project version).
+      const char* version = std::getenv("RATEPERF_VERSION");
+      REQUIRE_MESSAGE(version != nullptr, "meson sets RATEPERF_VERSION");
+      CHECK(lines[0] == std::string("rateperf ") + version);
     }
   }
 }

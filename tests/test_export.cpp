@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "csv_text.hpp"
 #include "engine/errors.hpp"
 #include "options/config.hpp"
 #include "report/csv.hpp"
@@ -26,6 +27,7 @@ using rateperf::report::csv_header;
 using rateperf::report::csv_row;
 using rateperf::report::to_json_document;
 using rateperf::stats::Summary;
+using rateperf::test::split_csv;
 
 namespace {
 
@@ -197,6 +199,7 @@ const std::vector<Field>& documented_fields() {
       {"/connection_rate/per_s", Type::number},
       {"/connection_rate/ms_per_connection", Type::number},
       {"/connection_rate/max_concurrent", Type::integer},
+      {"/connection_rate/max_concurrent_is_bound", Type::boolean},
       {"/connection_time", Type::object},
       {"/connection_time/count", Type::integer},
       {"/connection_time/min_ms", Type::number},
@@ -354,31 +357,6 @@ void walk(const json& value, const std::string& at, std::set<std::string>& out) 
 }
 
 // One CSV line split into its fields, RFC 4180 quotes undone.
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char ch = line[i];
-    if (quoted) {
-      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        fields.back() += '"';
-        ++i;
-      } else if (ch == '"') {
-        quoted = false;
-      } else {
-        fields.back() += ch;
-      }
-    } else if (ch == '"') {
-      quoted = true;
-    } else if (ch == ',') {
-      fields.emplace_back();
-    } else if (ch != '\n') {
-      fields.back() += ch;
-    }
-  }
-  return fields;
-}
-
 // The row's field under a column name of the header.
 std::string field(const std::string& column, const Summary& s, const Config& c) {
   const auto names = split_csv(csv_header());
@@ -408,10 +386,10 @@ constexpr const char* kCsvHeader =
     "status_1xx,status_2xx,status_3xx,status_4xx,status_5xx,"
     "interrupted\n";
 
-// The text of a file of the source tree, or nothing when the tests do not know where it is.
+// The text of a file of the source tree (meson names the tree in RATEPERF_SOURCE_DIR).
 std::optional<std::string> source_file(const std::string& relative) {
   const char* dir = std::getenv("RATEPERF_SOURCE_DIR");
-  if (dir == nullptr || *dir == '\0') return std::nullopt;
+  REQUIRE_MESSAGE((dir != nullptr && *dir != '\0'), "RATEPERF_SOURCE_DIR must name the source tree");
   std::ifstream in(std::string(dir) + "/" + relative);
   REQUIRE_MESSAGE(in, "cannot read " << relative << " under RATEPERF_SOURCE_DIR");
   std::ostringstream text;
@@ -745,10 +723,6 @@ TEST_SUITE("export") {
   TEST_CASE("docs: docs/json.md and docs/csv.md name every field and column") {
     const auto json_doc = source_file("docs/json.md");
     const auto csv_doc = source_file("docs/csv.md");
-    if (!json_doc || !csv_doc) {
-      MESSAGE("RATEPERF_SOURCE_DIR is not set: the documentation is not checked");
-      return;
-    }
     for (const auto& f : documented_fields()) {
       CAPTURE(f.pointer);
       CHECK(json_doc->find(std::string("`") + f.pointer + "`") != std::string::npos);

@@ -86,8 +86,12 @@ void check_run(const FaultRun& run, const Counts& expected) {
   REQUIRE_FALSE(run.process.timed_out);
   REQUIRE(run.process.exit_code == 0);
   REQUIRE_FALSE(run.json.is_discarded());
-  // No fault may hold the run past its last arrival's timeout; 5 s of slack for a busy machine.
-  CHECK(run.elapsed_s < run.schedule_s + run.timeout_s + 5.0);
+  // No fault may hold the run past its last arrival's timeout: the report's test-duration
+  // stays within the schedule plus 1.25 timeouts (a watchdog that fires at twice its timeout
+  // fails here), and the whole process, start-up and report included, within 3 s more.
+  CHECK(run.json.at("totals").at("duration_s").get<double>() <
+        run.schedule_s + 1.25 * run.timeout_s);
+  CHECK(run.elapsed_s < run.schedule_s + run.timeout_s + 3.0);
 
   const std::uint64_t parse_errors =
       expected.parse_status + expected.parse_header + expected.parse_chunk + expected.parse_other;
@@ -229,7 +233,15 @@ TEST_SUITE("faults") {
     FaultServer server(FaultMode::huge_header);
     const FaultRun run = run_against(server, 50, 10, 1);
     check_run(run, {.connections = 10, .requests = 10, .parse_header = 10});
-    CHECK(run.process.max_rss_kb < 256 * 1024);
+    // The client does not buffer a header block: it gives up at the parser's limit (80 KB),
+    // so its peak memory is that of the same run against small replies, within 512 KB (a
+    // client that buffered the megabyte would exceed it).
+    FaultServer small(FaultMode::http10_close);
+    const FaultRun baseline = run_against(small, 50, 10, 1);
+    REQUIRE(baseline.process.exit_code == 0);
+    MESSAGE("peak RSS: " << run.process.max_rss_kb << " kB against the 1 MB header, "
+                         << baseline.process.max_rss_kb << " kB against small replies");
+    CHECK(run.process.max_rss_kb < baseline.process.max_rss_kb + 512);
   }
 
   TEST_CASE("invalid chunked encoding is parse-chunk") {

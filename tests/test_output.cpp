@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -15,11 +16,13 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "csv_text.hpp"
 #include "process.hpp"
 #include "test_server.hpp"
 
 namespace {
 
+using rateperf::test::csv_rows;
 using rateperf::test::ProcessResult;
 using rateperf::test::run_process;
 using rateperf::test::ServerMode;
@@ -63,9 +66,9 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-std::size_t fields(const std::string& line) {
-  // The test runs use URIs without commas or quotes, so a plain split counts the fields.
-  return static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+// The number of columns of a CSV text's header.
+std::string header_fields(const std::string& text) {
+  return std::to_string(rateperf::test::split_csv(text.substr(0, text.find('\n'))).size());
 }
 
 // The fields docs/json.md documents: (JSON pointer with "[]" for array elements, type word).
@@ -176,13 +179,25 @@ TEST_SUITE("output") {
       INFO(run.out << run.err);
       REQUIRE(run.exit_code == 0);
     }
-    const auto lines = lines_of(read_file(path));
-    REQUIRE(lines.size() == 3);
-    CHECK(lines[0].rfind("start_time_utc,server,port,uri,offered_rate_per_s,", 0) == 0);
-    CHECK(fields(lines[1]) == fields(lines[0]));
-    CHECK(fields(lines[2]) == fields(lines[0]));
-    CHECK(lines[1].find(",50.000,") != std::string::npos);
-    CHECK(lines[2].find(",100.000,") != std::string::npos);
+    // Read as a spreadsheet reads it: by column name, every row as wide as the header.
+    const std::string text = read_file(path);
+    CHECK(text.rfind("start_time_utc,server,port,uri,offered_rate_per_s,", 0) == 0);
+    const auto rows = csv_rows(text);
+    REQUIRE(rows.size() == 2);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      auto row = rows[i];
+      CAPTURE(i);
+      CHECK(row["#fields"] == header_fields(text));
+      CHECK(row["offered_rate_per_s"] == (i == 0 ? "50.000" : "100.000"));
+      CHECK(row["server"] == "127.0.0.1");
+      CHECK(row["port"] == std::to_string(server.port()));
+      CHECK(row["num_conns"] == "10");
+      CHECK(row["connections"] == "10");
+      CHECK(row["replies"] == "10");
+      CHECK(row["status_2xx"] == "10");
+      CHECK(row["errors_total"] == "0");
+      CHECK(row["interrupted"] == "0");
+    }
   }
 
   TEST_CASE("four processes appending to one CSV at once leave only whole rows") {
@@ -199,13 +214,21 @@ TEST_SUITE("output") {
     }
     for (auto& thread : threads) thread.join();
     for (const auto& result : results) CHECK(result.exit_code == 0);
-    const auto lines = lines_of(read_file(path));
-    REQUIRE(lines.size() == 5);
-    CHECK(lines[0].rfind("start_time_utc,", 0) == 0);
-    for (std::size_t i = 1; i < lines.size(); ++i) {
-      INFO(lines[i]);
-      CHECK(lines[i].rfind("start_time_utc", 0) == std::string::npos);
-      CHECK(fields(lines[i]) == fields(lines[0]));
+    // One header, then one whole row per process: each client's URI exactly once.
+    const std::string text = read_file(path);
+    INFO(text);
+    CHECK(lines_of(text).size() == 5);
+    const auto rows = csv_rows(text);
+    REQUIRE(rows.size() == 4);
+    std::map<std::string, int> uris;
+    for (auto row : rows) {
+      CHECK(row["#fields"] == header_fields(text));
+      CHECK(row["connections"] == "20");
+      CHECK(row["replies"] == "20");
+      ++uris[row["uri"]];
+    }
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      CHECK(uris["/client-" + std::to_string(i)] == 1);
     }
   }
 
@@ -214,9 +237,12 @@ TEST_SUITE("output") {
     const ProcessResult csv = run_rateperf(server.port(), {"--num-conns", "3", "--csv", "-"});
     INFO(csv.out << csv.err);
     REQUIRE(csv.exit_code == 0);
-    const auto lines = lines_of(csv.out);
-    REQUIRE(lines.size() == 2);
-    CHECK(fields(lines[1]) == fields(lines[0]));
+    REQUIRE(lines_of(csv.out).size() == 2);
+    const auto rows = csv_rows(csv.out);
+    REQUIRE(rows.size() == 1);
+    auto row = rows[0];
+    CHECK(row["#fields"] == header_fields(csv.out));
+    CHECK(row["replies"] == "3");
     CHECK(csv.err.find("Total: connections 3") != std::string::npos);
 
     const ProcessResult json = run_rateperf(server.port(), {"--num-conns", "3", "--json", "-"});

@@ -40,9 +40,10 @@ struct Client {
 }  // namespace
 
 TestServer::TestServer(ServerMode mode, std::vector<int> statuses, std::string body,
-                       int delay_ms)
+                       int delay_ms, Family family)
     : mode_(mode), statuses_(std::move(statuses)), body_(std::move(body)), delay_ms_(delay_ms) {
-  listen_fd_ = listen_on_loopback(port_, 1024, false);
+  // Non-blocking, so that every connection waiting is accepted (and timed) at each wake-up.
+  listen_fd_ = listen_on_loopback(port_, 1024, true, family == Family::ipv6);
   if (::pipe2(stop_pipe_, O_CLOEXEC) != 0) throw std::runtime_error("test server: pipe failed");
   thread_ = std::thread([this] { serve(); });
 }
@@ -76,20 +77,24 @@ void TestServer::serve() {
     ::poll(fds.data(), fds.size(), timeout_ms);
     if (fds[0].revents != 0) break;
 
-    if (fds[1].revents & POLLIN) {
+    while (fds[1].revents & POLLIN) {
       const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd >= 0) {
-        ++accepted_;
-        if (mode_ == ServerMode::reset) {
-          const linger hard{1, 0};
-          ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
-          ::close(fd);
-        } else {
-          Client client;
-          client.fd = fd;
-          client.status = statuses_[next_status++ % statuses_.size()];
-          clients.push_back(std::move(client));
-        }
+      if (fd < 0) break;
+      const auto accepted_at = SteadyClock::now();
+      {
+        const std::lock_guard lock(mutex_);
+        accept_times_.push_back(accepted_at);
+      }
+      ++accepted_;
+      if (mode_ == ServerMode::reset) {
+        const linger hard{1, 0};
+        ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+        ::close(fd);
+      } else {
+        Client client;
+        client.fd = fd;
+        client.status = statuses_[next_status++ % statuses_.size()];
+        clients.push_back(std::move(client));
       }
     }
 
@@ -107,9 +112,17 @@ void TestServer::serve() {
           drop = true;
         } else if (!client.answered) {
           client.received.append(buffer, static_cast<std::size_t>(n));
-          if (client.received.find("\r\n\r\n") != std::string::npos) {
+          if (const auto end = client.received.find("\r\n\r\n"); end != std::string::npos) {
+            {
+              const std::lock_guard lock(mutex_);
+              received_.push_back(client.received.substr(0, end + 4));
+            }
             ++requests_;
-            if (mode_ == ServerMode::reply) {
+            if (mode_ == ServerMode::reply && client.status == kResetStatus) {
+              const linger hard{1, 0};
+              ::setsockopt(client.fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+              drop = true;
+            } else if (mode_ == ServerMode::reply) {
               client.answered = true;
               client.answer_at = after_poll + std::chrono::milliseconds(delay_ms_);
             }
@@ -117,9 +130,12 @@ void TestServer::serve() {
         }
       }
       if (!drop && client.answered && client.answer_at <= after_poll) {
+        // A reply to HEAD has the headers of the reply to GET, and no body.
+        const bool head = client.received.rfind("HEAD ", 0) == 0;
         const std::string reply = "HTTP/1.1 " + std::to_string(client.status) + " " +
                                   reason(client.status) + "\r\nContent-Length: " +
-                                  std::to_string(body_.size()) + "\r\n\r\n" + body_;
+                                  std::to_string(body_.size()) + "\r\n\r\n" +
+                                  (head ? std::string() : body_);
         [[maybe_unused]] const ssize_t n = ::write(client.fd, reply.data(), reply.size());
         drop = true;
       }
@@ -132,6 +148,16 @@ void TestServer::serve() {
     clients = std::move(kept);
   }
   for (Client& client : clients) ::close(client.fd);
+}
+
+std::vector<std::string> TestServer::received() const {
+  const std::lock_guard lock(mutex_);
+  return received_;
+}
+
+std::vector<SteadyClock::time_point> TestServer::accept_times() const {
+  const std::lock_guard lock(mutex_);
+  return accept_times_;
 }
 
 std::uint16_t closed_port() {

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,12 +17,22 @@ enum class ServerMode {
   reset,         // resets the connection right after accepting it
 };
 
-// A small HTTP server on 127.0.0.1 (port 0, so tests never collide), run on its own thread with
-// poll(). Replies cycle through `statuses`, one per connection, after `delay_ms`.
+// The address family a TestServer listens on: 127.0.0.1 or ::1.
+enum class Family { ipv4, ipv6 };
+
+// A status in TestServer's list that means: read the request, then reset the connection.
+inline constexpr int kResetStatus = 0;
+
+// A small HTTP server on 127.0.0.1 or ::1 (port 0, so tests never collide), run on its own
+// thread with poll(). Replies cycle through `statuses`, one per connection, after `delay_ms`
+// (kResetStatus: a reset instead of a reply). A HEAD request gets the headers alone, as HTTP
+// says. It keeps what the tests check: every request it read, and when it accepted each
+// connection.
 class TestServer {
  public:
   explicit TestServer(ServerMode mode, std::vector<int> statuses = {200},
-                      std::string body = "hello\n", int delay_ms = 0);
+                      std::string body = "hello\n", int delay_ms = 0,
+                      Family family = Family::ipv4);
   ~TestServer();
   TestServer(const TestServer&) = delete;
   TestServer& operator=(const TestServer&) = delete;
@@ -28,6 +40,10 @@ class TestServer {
   std::uint16_t port() const { return port_; }
   std::uint64_t accepted() const { return accepted_.load(); }
   std::uint64_t requests() const { return requests_.load(); }
+  // Each request read, up to and including its blank line, in the order they came.
+  std::vector<std::string> received() const;
+  // The time each connection was accepted, in order.
+  std::vector<std::chrono::steady_clock::time_point> accept_times() const;
 
  private:
   void serve();
@@ -41,6 +57,9 @@ class TestServer {
   std::uint16_t port_ = 0;
   std::atomic<std::uint64_t> accepted_{0};
   std::atomic<std::uint64_t> requests_{0};
+  mutable std::mutex mutex_;  // guards the two records below
+  std::vector<std::string> received_;
+  std::vector<std::chrono::steady_clock::time_point> accept_times_;
   std::thread thread_;
 };
 

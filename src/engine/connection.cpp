@@ -6,6 +6,7 @@
 
 #include <cerrno>
 
+#include "engine/socket_options.hpp"
 #include "engine/worker.hpp"
 
 namespace rateperf::engine {
@@ -55,14 +56,9 @@ void Connection::start(TimePoint intended, TimePoint now) {
     worker_.connection_ended(*this, now);
     return;
   }
-  if (config.send_buffer_given) {
-    const int bytes = static_cast<int>(config.send_buffer_bytes);
-    ::setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
-  }
-  if (config.recv_buffer_given) {
-    const int bytes = static_cast<int>(config.recv_buffer_bytes);
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
-  }
+  // A refusal was said once before the run (check_buffer_sizes); the connection goes on with
+  // the kernel's size, and the failures are counted for the note after the report.
+  if (!set_buffer_sizes(fd_, config)) ++worker_.result_.buffer_refusals;
   worker_.result_.collector.connecting();
   state_ = State::connecting;
   if (config.timeout > Duration::zero()) worker_.schedule_timer(watchdog, now + config.timeout);

@@ -175,7 +175,7 @@ void Worker::fire(schedule::WheelTimer& timer, TimePoint now) {
     case kSample: {
       // The interval ends at the timer's intended time, not at the (later) wake-up.
       const TimePoint at = timer.deadline;
-      result_.collector.sample(at - last_sample_at_);
+      result_.collector.sample(last_sample_at_, at);
       last_sample_at_ = at;
       if (listeners_.on_sample) listeners_.on_sample(result_.collector.samples().back());
       wheel_.schedule(sample_timer_, at + kSampleInterval);

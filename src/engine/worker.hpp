@@ -32,6 +32,7 @@ struct WorkerResult {
   TimePoint first_arrival{};  // actual start of the first and of the last arrival
   TimePoint last_arrival{};
   bool interrupted = false;   // SIGINT/SIGTERM stopped the schedule
+  std::uint64_t buffer_refusals = 0;  // sockets on which the kernel refused a buffer size
 };
 
 // Runs one share of the schedule on its own event loop: takes arrivals from an ideal timeline

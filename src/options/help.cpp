@@ -52,7 +52,7 @@ Descriptions make_descriptions() {
 
   po::options_description output("Output");
   output.add_options()
-      ("verbose,v", "print reply-rate samples as they come (default off)")
+      ("verbose,v", "print 5-s reply-rate samples on stderr, and ab's table (default off)")
       ("json", text("FILE"), "write the results as one JSON document to FILE (- for stdout)")
       ("csv", text("FILE"), "append a row of results to FILE (header if new; - for stdout)")
       ("quiet,q", "no live progress line on stderr");
@@ -62,7 +62,7 @@ Descriptions make_descriptions() {
   po::options_description thresholds("Thresholds");
   thresholds.add_options()
       ("max-lag", text("MS"), "exit 3 when the p99 lag of the client exceeds MS ms")
-      ("max-error-rate", text("P"), "exit 3 when more than P % of the connections fail");
+      ("max-error-rate", text("P"), "exit 3 when more than P % of the arrivals fail");
   d.groups.push_back(thresholds);
   d.captions.emplace_back("Thresholds");
 

@@ -13,6 +13,10 @@ std::uint64_t ns(Duration d) {
 
 }  // namespace
 
+Collector::Collector() : gauge_(std::make_shared<OpenGauge>()) {}
+
+Collector::Collector(std::shared_ptr<OpenGauge> gauge) : gauge_(std::move(gauge)) {}
+
 void Collector::arrival(TimePoint intended, TimePoint actual) {
   ++arrivals_;
   const Duration lag = actual - intended;
@@ -25,7 +29,7 @@ void Collector::burst(std::uint64_t count) { max_burst_ = std::max(max_burst_, c
 void Collector::connecting() {
   ++connections_;
   ++open_;
-  max_open_ = std::max(max_open_, open_);
+  gauge_->opened();
 }
 
 void Collector::connected(Duration connect_time) {
@@ -53,7 +57,10 @@ void Collector::reply(const ReplyRecord& record) {
 }
 
 void Collector::connection_closed(Duration lifetime, std::uint32_t replies) {
-  if (open_ > 0) --open_;
+  if (open_ > 0) {
+    --open_;
+    gauge_->closed();
+  }
   if (replies > 0) {
     ++connections_with_reply_;
     replies_on_answered_connections_ += replies;
@@ -66,8 +73,8 @@ void Collector::error(ErrorKind kind) {
   ++interval_errors_;
 }
 
-void Collector::sample(Duration length) {
-  samples_.push_back({length, interval_replies_, interval_errors_});
+void Collector::sample(TimePoint start, TimePoint end) {
+  samples_.push_back({start, end, interval_replies_, interval_errors_});
   interval_replies_ = 0;
   interval_errors_ = 0;
 }
@@ -78,8 +85,9 @@ void Collector::merge(const Collector& other) {
   max_burst_ = std::max(max_burst_, other.max_burst_);
   connections_ += other.connections_;
   open_ += other.open_;
-  // Workers peak at different moments; the sum of their peaks bounds the true peak from above.
-  max_open_ += other.max_open_;
+  // Workers peak at different moments: without a shared gauge, the sum of their peaks only
+  // bounds the run's from above.
+  merged_peaks_ += other.gauge_ == gauge_ ? other.merged_peaks_ : other.max_concurrent();
   connects_ += other.connects_;
   requests_ += other.requests_;
   request_bytes_ += other.request_bytes_;
@@ -102,12 +110,28 @@ void Collector::merge(const Collector& other) {
   latency_actual_.merge(other.latency_actual_);
   interval_replies_ += other.interval_replies_;
   interval_errors_ += other.interval_errors_;
-  if (samples_.size() < other.samples_.size()) samples_.resize(other.samples_.size());
-  for (std::size_t i = 0; i < other.samples_.size(); ++i) {
-    samples_[i].length = std::max(samples_[i].length, other.samples_[i].length);
-    samples_[i].replies += other.samples_[i].replies;
-    samples_[i].errors += other.samples_[i].errors;
+  // Samples meet by the time they cover, not by their index: a worker that started late or
+  // stopped early has fewer, and its first one is still the others' first.
+  std::vector<IntervalSample> merged;
+  merged.reserve(samples_.size() + other.samples_.size());
+  auto mine = samples_.begin();
+  auto theirs = other.samples_.begin();
+  while (mine != samples_.end() || theirs != other.samples_.end()) {
+    if (theirs == other.samples_.end() ||
+        (mine != samples_.end() && mine->start < theirs->start)) {
+      merged.push_back(*mine++);
+    } else if (mine == samples_.end() || theirs->start < mine->start) {
+      merged.push_back(*theirs++);
+    } else {
+      IntervalSample sum = *mine++;
+      sum.end = std::max(sum.end, theirs->end);
+      sum.replies += theirs->replies;
+      sum.errors += theirs->errors;
+      ++theirs;
+      merged.push_back(sum);
+    }
   }
+  samples_ = std::move(merged);
 }
 
 std::uint64_t Collector::errors_total() const {

@@ -1,8 +1,10 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/errors.hpp"
@@ -25,24 +27,49 @@ struct ReplyRecord {
 
 // Replies and errors counted in one reply-rate sampling interval.
 struct IntervalSample {
-  Duration length{};  // the interval's length (the first one may be shorter than the rest)
+  TimePoint start{};  // the interval, by the schedule's clock (the first one may be shorter)
+  TimePoint end{};
   std::uint64_t replies = 0;
   std::uint64_t errors = 0;
 
+  Duration length() const { return end - start; }
   // Replies per second over the interval (0 for an empty interval).
   double reply_rate_per_s() const {
-    return length > Duration::zero() ? static_cast<double>(replies) / to_s(length) : 0;
+    return end > start ? static_cast<double>(replies) / to_s(length()) : 0;
   }
+};
+
+// The connections open at once, and the most there have been. A run's workers share one, so
+// that the peak is the run's own: the sum of the workers' peaks would only bound it, since they
+// peak at different moments. Atomic, as the workers may run on threads of their own.
+class OpenGauge {
+ public:
+  void opened() {
+    const std::uint64_t now = open_.fetch_add(1, std::memory_order_relaxed) + 1;
+    std::uint64_t peak = peak_.load(std::memory_order_relaxed);
+    while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+    }
+  }
+  void closed() { open_.fetch_sub(1, std::memory_order_relaxed); }
+  std::uint64_t peak() const { return peak_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::uint64_t> open_{0};
+  std::atomic<std::uint64_t> peak_{0};
 };
 
 // Counts one worker's lifecycle events: counters, sums and histogram increments only, nothing
 // that formats or prints. Owned by one engine::Worker and used on its thread; collectors of
-// several workers are merged after they join (their sampling intervals are aligned, since every
-// worker samples at the same offsets from the common start).
+// several workers are merged after they join (exactly: see merge()).
 class Collector {
  public:
   // An arrival that starts later than this after its intended time counts as late.
   static constexpr Duration kLateLag = std::chrono::milliseconds(1);
+
+  // A collector with a gauge of its own for the connections open at once...
+  Collector();
+  // ...or with the gauge that the other workers of its run share.
+  explicit Collector(std::shared_ptr<OpenGauge> gauge);
 
   // An arrival was taken from the schedule (intended) and issued (actual).
   void arrival(TimePoint intended, TimePoint actual);
@@ -57,18 +84,24 @@ class Collector {
   void connection_closed(Duration lifetime, std::uint32_t replies);
   // An arrival or a connection ended with this error.
   void error(ErrorKind kind);
-  // Closes the current reply-rate sampling interval, `length` long.
-  void sample(Duration length);
+  // Closes the current reply-rate sampling interval, [start, end).
+  void sample(TimePoint start, TimePoint end);
 
+  // Adds `other`'s counts, histograms and samples: the result is exactly what one collector
+  // would hold had it seen both event streams. Samples of the same interval (the workers of a
+  // run sample at the same times) are added; others are kept, in time order. The peak of open
+  // connections stays exact when both shared one gauge; otherwise the merged peak is the sum
+  // of both, an upper bound (max_concurrent_is_bound()).
   void merge(const Collector& other);
 
-  std::uint64_t arrivals() const { return arrivals_; }
   std::uint64_t connections() const { return connections_; }
-  std::uint64_t open_connections() const { return open_; }
+  std::uint64_t open_connections() const { return open_; }  // this worker's own
   std::uint64_t replies() const { return replies_; }
   std::uint64_t errors_total() const;
-  const ErrorCounts& errors() const { return errors_; }
   const std::vector<IntervalSample>& samples() const { return samples_; }
+  // The most connections open at once in the run (see merge()).
+  std::uint64_t max_concurrent() const { return gauge_->peak() + merged_peaks_; }
+  bool max_concurrent_is_bound() const { return merged_peaks_ > 0; }
 
  private:
   friend struct SummaryBuilder;
@@ -77,8 +110,9 @@ class Collector {
   std::uint64_t late_arrivals_ = 0;  // lag above kLateLag
   std::uint64_t max_burst_ = 0;
   std::uint64_t connections_ = 0;
-  std::uint64_t open_ = 0;
-  std::uint64_t max_open_ = 0;
+  std::uint64_t open_ = 0;  // this collector's connections open now
+  std::shared_ptr<OpenGauge> gauge_;
+  std::uint64_t merged_peaks_ = 0;  // peaks of collectors merged in with gauges of their own
   std::uint64_t connects_ = 0;
   std::uint64_t requests_ = 0;
   std::uint64_t request_bytes_ = 0;

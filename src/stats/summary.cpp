@@ -72,7 +72,8 @@ struct SummaryBuilder {
 
     s.connection_rate_per_s = per(static_cast<double>(s.connections), s.duration_s);
     s.ms_per_connection = per(1000.0, s.connection_rate_per_s);
-    s.max_concurrent = c.max_open_;
+    s.max_concurrent = c.max_concurrent();
+    s.max_concurrent_is_bound = c.max_concurrent_is_bound();
     s.connection_time = ms_figures(c.lifetime_);
     s.connect_count = c.connects_;
     s.connect_avg_ms = ns_to_ms(c.connect_.mean());
@@ -159,16 +160,14 @@ struct SummaryBuilder {
     s.lag_limit_ms = lag_limit_ms(run.offered_rate_per_s);
     s.client_limited = s.arrivals > 0 && s.lag_p99_ms > s.lag_limit_ms;
 
-    double sample_start_s = 0;
     for (const auto& sample : samples) {
       SampleFigures figures;
-      figures.start_s = sample_start_s;
-      figures.length_s = to_s(sample.length);
+      figures.start_s = to_s(sample.start - run.start);
+      figures.length_s = to_s(sample.length());
       figures.replies = sample.replies;
       figures.reply_rate_per_s = sample.reply_rate_per_s();
       figures.errors = sample.errors;
       s.samples.push_back(figures);
-      sample_start_s += figures.length_s;
     }
     s.start_time_utc = run.start_time_utc;
     return s;

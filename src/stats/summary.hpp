@@ -58,6 +58,9 @@ struct Summary {
   double connection_rate_per_s = 0;  // connections / duration_s
   double ms_per_connection = 0;      // 1000 / connection_rate_per_s (0 when no connection)
   std::uint64_t max_concurrent = 0;  // most connections open at once
+  // max_concurrent is the sum of the peaks of separately measured parts (machines): an upper
+  // bound, not the run's own peak.
+  bool max_concurrent_is_bound = false;
 
   MsFigures connection_time;  // connecting -> closed, connections with at least one reply
   double connect_avg_ms = 0;  // mean time to establish a connection

@@ -1,0 +1,84 @@
+#include "engine/socket_options.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+
+namespace rateperf::engine {
+
+namespace {
+
+// One buffer option: its flag, socket option and the sysctl that caps it.
+struct BufferOption {
+  const char* flag;
+  int option;
+  const char* option_name;
+  const char* sysctl;
+};
+
+constexpr BufferOption kSend{"--send-buffer", SO_SNDBUF, "SO_SNDBUF", "net.core.wmem_max"};
+constexpr BufferOption kRecv{"--recv-buffer", SO_RCVBUF, "SO_RCVBUF", "net.core.rmem_max"};
+
+bool set_size(int fd, int option, std::uint32_t bytes) {
+  const int value = static_cast<int>(bytes);
+  return ::setsockopt(fd, SOL_SOCKET, option, &value, sizeof value) == 0;
+}
+
+std::string sysctl_text(const char* name) {
+  std::string path = std::string("/proc/sys/") + name;
+  for (char& c : path) {
+    if (c == '.') c = '/';
+  }
+  std::ifstream in(path);
+  std::string value;
+  in >> value;
+  return value.empty() ? "?" : value;
+}
+
+// Empty when the size holds; otherwise the warning.
+std::string check_one(int fd, const BufferOption& what, std::uint32_t bytes) {
+  const std::string head = std::string("rateperf: warning: ") + what.flag + " " +
+                           std::to_string(bytes) + ": ";
+  if (!set_size(fd, what.option, bytes)) {
+    return head + "the kernel refused " + what.option_name + " (" + std::strerror(errno) + ")";
+  }
+  int actual = 0;
+  socklen_t length = sizeof actual;
+  if (::getsockopt(fd, SOL_SOCKET, what.option, &actual, &length) != 0) return "";
+  const auto wanted = 2 * static_cast<std::uint64_t>(bytes);
+  if (static_cast<std::uint64_t>(actual) == wanted) return "";
+  return head + "the kernel set " + what.option_name + " to " + std::to_string(actual) +
+         " bytes, not 2 x " + std::to_string(bytes) + " (it doubles the size asked for, within " +
+         what.sysctl + " = " + sysctl_text(what.sysctl) + " and a minimum of its own)";
+}
+
+}  // namespace
+
+bool set_buffer_sizes(int fd, const options::Config& config) {
+  bool ok = true;
+  if (config.send_buffer_given) ok = set_size(fd, SO_SNDBUF, config.send_buffer_bytes) && ok;
+  if (config.recv_buffer_given) ok = set_size(fd, SO_RCVBUF, config.recv_buffer_bytes) && ok;
+  return ok;
+}
+
+std::vector<std::string> check_buffer_sizes(int family, const options::Config& config) {
+  std::vector<std::string> warnings;
+  if (!config.send_buffer_given && !config.recv_buffer_given) return warnings;
+  const int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return warnings;  // the run's own sockets will meet the same failure, counted
+  const auto check = [&](bool given, const BufferOption& what, std::uint32_t bytes) {
+    if (!given) return;
+    std::string warning = check_one(fd, what, bytes);
+    if (!warning.empty()) warnings.push_back(std::move(warning));
+  };
+  check(config.send_buffer_given, kSend, config.send_buffer_bytes);
+  check(config.recv_buffer_given, kRecv, config.recv_buffer_bytes);
+  ::close(fd);
+  return warnings;
+}
+
+}  // namespace rateperf::engine

@@ -1,0 +1,452 @@
+// Each option's effect in a real run, seen where a user would see it: what the server received
+// and when, what the kernel set on the sockets, what the report, the JSON and stderr say. The
+// option parsing itself is the "options" and "cli" suites' business.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "options/config.hpp"
+#include "process.hpp"
+#include "report_text.hpp"
+#include "schedule/arrival.hpp"
+#include "test_server.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using rateperf::test::closed_port;
+using rateperf::test::Family;
+using rateperf::test::ProcessResult;
+using rateperf::test::rateperf_binary;
+using rateperf::test::report_figure;
+using rateperf::test::report_line;
+using rateperf::test::run_process;
+using rateperf::test::run_rateperf_on;
+using rateperf::test::ServerMode;
+using rateperf::test::TestServer;
+
+ProcessResult run_rateperf(std::uint16_t port, const std::vector<std::string>& args) {
+  return run_rateperf_on("127.0.0.1", port, args);
+}
+
+// The gaps between the connections the server accepted, in milliseconds.
+std::vector<double> accept_gaps_ms(const TestServer& server) {
+  const auto times = server.accept_times();
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < times.size(); ++i) {
+    gaps.push_back(std::chrono::duration<double, std::milli>(times[i] - times[i - 1]).count());
+  }
+  return gaps;
+}
+
+double mean_of(const std::vector<double>& values) {
+  double sum = 0;
+  for (const double v : values) sum += v;
+  return values.empty() ? 0 : sum / static_cast<double>(values.size());
+}
+
+// The coefficient of variation (stddev / mean): 0 for equal gaps, 1 for exponential ones.
+double cv_of(const std::vector<double>& values) {
+  const double mean = mean_of(values);
+  double squares = 0;
+  for (const double v : values) squares += (v - mean) * (v - mean);
+  return std::sqrt(squares / static_cast<double>(values.size() - 1)) / mean;
+}
+
+// The share of `values` within [low, high].
+double share_within(const std::vector<double>& values, double low, double high) {
+  const auto n = std::count_if(values.begin(), values.end(),
+                               [&](double v) { return v >= low && v <= high; });
+  return static_cast<double>(n) / static_cast<double>(values.size());
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t count = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+// Runs a check against a server the run leaves open: `probe` is called once `after` has passed
+// since the start of rateperf, while its connections are still held.
+template <class Probe>
+ProcessResult run_while(std::uint16_t port, const std::vector<std::string>& args,
+                        std::chrono::milliseconds after, Probe&& probe) {
+  ProcessResult result;
+  std::thread runner([&] { result = run_rateperf(port, args); });
+  std::this_thread::sleep_for(after);
+  probe();
+  runner.join();
+  return result;
+}
+
+// The socket buffer sizes (skmem's rb and tb) of every established connection to `port`, as
+// `ss` reads them from the kernel.
+std::vector<std::pair<long, long>> client_buffers(std::uint16_t port) {
+  const ProcessResult ss = run_process(
+      {"ss", "-tmnH", "state", "established", "( dport = :" + std::to_string(port) + " )"}, 10s);
+  INFO(ss.out << ss.err);
+  REQUIRE(ss.exit_code == 0);
+  std::vector<std::pair<long, long>> sizes;
+  const std::regex skmem(R"(skmem:\(r\d+,rb(\d+),t\d+,tb(\d+))");
+  for (std::sregex_iterator it(ss.out.begin(), ss.out.end(), skmem), end; it != end; ++it) {
+    sizes.emplace_back(std::stol((*it)[1].str()), std::stol((*it)[2].str()));
+  }
+  return sizes;
+}
+
+// The first `n` gaps, in milliseconds, that rateperf's seeded schedule draws for `period` with
+// seed 1 (the default of a lone client).
+std::vector<double> schedule_gaps_ms(const rateperf::options::Period& period, std::size_t n) {
+  rateperf::schedule::ArrivalProcess process(period, 1);
+  std::vector<double> gaps;
+  rateperf::Duration at{};
+  for (std::size_t i = 0; i < n; ++i) {
+    const rateperf::Duration gap = process.next_gap(at);
+    at += gap;
+    gaps.push_back(std::chrono::duration<double, std::milli>(gap).count());
+  }
+  return gaps;
+}
+
+long sysctl_value(const std::string& path) {
+  std::ifstream in(path);
+  long value = 0;
+  in >> value;
+  return value;
+}
+
+}  // namespace
+
+TEST_SUITE("run_options") {
+  TEST_CASE("--period d: the server sees arrivals a fixed gap apart") {
+    TestServer server(ServerMode::reply);
+    const ProcessResult run = run_rateperf(server.port(), {"--period", "d0.005", "--num-conns",
+                                                           "100", "--timeout", "5"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    const auto gaps = accept_gaps_ms(server);
+    REQUIRE(gaps.size() == 99);
+    CHECK(mean_of(gaps) == doctest::Approx(5.0).epsilon(0.03));
+    // Each gap is 5 ms give or take the server's own wake-ups.
+    CHECK(share_within(gaps, 4, 6) >= 0.9);
+    CHECK(report_figure(run.out, "Offered rate:", "Offered rate:") == doctest::Approx(200.0));
+  }
+
+  TEST_CASE("--period u: gaps spread evenly over [T1, T2)") {
+    TestServer server(ServerMode::reply);
+    const ProcessResult run = run_rateperf(
+        server.port(), {"--period", "u0.002,0.008", "--num-conns", "150", "--timeout", "5"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    const auto gaps = accept_gaps_ms(server);
+    REQUIRE(gaps.size() == 149);
+    // The gaps the server saw are those of the seeded schedule: their mean within 3 % (about
+    // 5 ms, as for d0.005), but two in three lie outside 4..6 ms where a fixed gap would put
+    // nearly all inside, and none far outside 2..8 ms.
+    rateperf::options::Period period;
+    period.kind = rateperf::options::PeriodKind::uniform;
+    period.low = 2ms;
+    period.high = 8ms;
+    CHECK(mean_of(gaps) == doctest::Approx(mean_of(schedule_gaps_ms(period, 149))).epsilon(0.03));
+    CHECK(share_within(gaps, 4, 6) < 0.5);
+    CHECK(share_within(gaps, 1, 9) >= 0.95);
+    CHECK(report_figure(run.out, "Offered rate:", "Offered rate:") == doctest::Approx(200.0));
+  }
+
+  TEST_CASE("--period e: Poisson arrivals, exponential gaps") {
+    TestServer server(ServerMode::reply);
+    const ProcessResult run = run_rateperf(server.port(), {"--period", "e0.005", "--num-conns",
+                                                           "300", "--timeout", "5"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    const auto gaps = accept_gaps_ms(server);
+    REQUIRE(gaps.size() == 299);
+    // The seeded schedule's own gaps (mean 4.6 ms, coefficient of variation 0.97: exponential
+    // gaps have 1, fixed ones 0, u's 0.35) are what the server sees, within its wake-ups.
+    rateperf::options::Period period;
+    period.kind = rateperf::options::PeriodKind::exponential;
+    period.mean = 5ms;
+    const auto drawn = schedule_gaps_ms(period, 299);
+    CHECK(mean_of(gaps) == doctest::Approx(mean_of(drawn)).epsilon(0.02));
+    CHECK(cv_of(gaps) == doctest::Approx(cv_of(drawn)).epsilon(0.05));
+    CHECK(cv_of(drawn) > 0.9);
+  }
+
+  TEST_CASE("--period v: each step's rate in its time") {
+    // 100 conn/s for 0.5 s, then 250 conn/s for 0.5 s: 50 arrivals, then 125.
+    TestServer server(ServerMode::reply);
+    const ProcessResult run = run_rateperf(
+        server.port(), {"--period", "v0.01,0.5,0.004,0.5", "--num-conns", "175", "--timeout", "5"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    const auto times = server.accept_times();
+    REQUIRE(times.size() == 175);
+    const auto first = times.front();
+    const auto in_step = [&](double from_s, double to_s) {
+      return std::count_if(times.begin(), times.end(), [&](auto t) {
+        const double s = std::chrono::duration<double>(t - first).count();
+        return s >= from_s && s < to_s;
+      });
+    };
+    CHECK(std::abs(in_step(0, 0.5) - 50) <= 3);
+    CHECK(std::abs(in_step(0.5, 1.0) - 125) <= 3);
+    // The offered rate of a v period is its time-weighted mean: 175 arrivals a second.
+    CHECK(report_figure(run.out, "Offered rate:", "Offered rate:") == doctest::Approx(175.0));
+  }
+
+  TEST_CASE("--think-timeout: more time for a reply to start, on top of --timeout") {
+    // The server accepts at once and answers after 300 ms: a --timeout of 0.15 s alone gives up
+    // on every connection; 0.4 s of think time lets every reply come.
+    TestServer server(ServerMode::reply, {200}, "slow\n", 300);
+    const std::vector<std::string> base = {"--rate", "20", "--num-conns", "4", "--timeout", "0.15"};
+    const ProcessResult without = run_rateperf(server.port(), base);
+    INFO(without.out << without.err);
+    REQUIRE(without.exit_code == 0);
+    CHECK(report_figure(without.out, "Errors: total", "client-timo") == 4);
+    CHECK(report_figure(without.out, "Total:", "replies") == 0);
+
+    auto args = base;
+    args.insert(args.end(), {"--think-timeout", "0.4"});
+    const ProcessResult with = run_rateperf(server.port(), args);
+    INFO(with.out << with.err);
+    REQUIRE(with.exit_code == 0);
+    CHECK(report_figure(with.out, "Total:", "replies") == 4);
+    CHECK(report_figure(with.out, "Errors: total", "total") == 0);
+  }
+
+  TEST_CASE("--send-buffer and --recv-buffer set each socket's buffers") {
+    // Linux doubles the value given (for its own bookkeeping); ss shows the doubled sizes.
+    TestServer server(ServerMode::never_answer);
+    std::vector<std::pair<long, long>> sizes;
+    const ProcessResult run = run_while(
+        server.port(),
+        {"--rate", "20", "--num-conns", "3", "--timeout", "1.5", "--send-buffer", "8192",
+         "--recv-buffer", "32768"},
+        800ms, [&] { sizes = client_buffers(server.port()); });
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    REQUIRE(sizes.size() == 3);
+    for (const auto& [rb, tb] : sizes) {
+      CHECK(rb == 2 * 32768);
+      CHECK(tb == 2 * 8192);
+    }
+    // Within the kernel's limits, nothing to warn about.
+    CHECK(run.err.find("buffer") == std::string::npos);
+  }
+
+  TEST_CASE("a buffer size the kernel clamps is said once on stderr") {
+    TestServer server(ServerMode::reply);
+    const long wmem_max = sysctl_value("/proc/sys/net/core/wmem_max");
+    REQUIRE(wmem_max > 0);
+    const std::string too_big = std::to_string(wmem_max * 4);
+    const ProcessResult run = run_rateperf(
+        server.port(), {"--rate", "100", "--num-conns", "5", "--send-buffer", too_big});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(report_figure(run.out, "Total:", "replies") == 5);
+    CHECK(count_of(run.err, "--send-buffer") == 1);
+    CHECK(run.err.find("net.core.wmem_max") != std::string::npos);
+  }
+
+  TEST_CASE("--http-version 1.0 and --method: the request line the server reads") {
+    TestServer server(ServerMode::reply);
+    const ProcessResult run = run_rateperf(
+        server.port(), {"--num-conns", "2", "--http-version", "1.0", "--method", "OPTIONS"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    const auto requests = server.received();
+    REQUIRE(requests.size() == 2);
+    for (const auto& request : requests) CHECK(request.rfind("OPTIONS / HTTP/1.0\r\n", 0) == 0);
+  }
+
+  TEST_CASE("--method HEAD: a reply without a body is whole at its headers") {
+    // The server announces the GET reply's Content-Length (6) and sends no body, as HTTP says
+    // for HEAD: a client waiting for those 6 bytes would time out.
+    TestServer server(ServerMode::reply);
+    const ProcessResult run = run_rateperf(
+        server.port(), {"--rate", "50", "--num-conns", "5", "--timeout", "2", "--method", "HEAD"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(report_figure(run.out, "Total:", "replies") == 5);
+    CHECK(report_figure(run.out, "Errors: total", "total") == 0);
+    CHECK(report_figure(run.out, "Reply size [B]:", "content") == 0);
+    CHECK(report_figure(run.out, "Total:", "test-duration") < 1.0);
+    for (const auto& request : server.received()) CHECK(request.rfind("HEAD / HTTP/1.1\r\n", 0) == 0);
+  }
+
+  TEST_CASE("--add-header and --server-name: the headers the server reads") {
+    TestServer server(ServerMode::reply);
+    const ProcessResult run = run_rateperf(
+        server.port(), {"--num-conns", "1", "--add-header", "X-One: 1\\nX-Two: two",
+                        "--add-header", "Accept: text/plain", "--server-name", "example.test"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    const auto requests = server.received();
+    REQUIRE(requests.size() == 1);
+    const std::string& request = requests[0];
+    INFO(request);
+    CHECK(request.find("\r\nHost: example.test\r\n") != std::string::npos);
+    CHECK(request.find("\r\nX-One: 1\r\nX-Two: two\r\nAccept: text/plain\r\n") !=
+          std::string::npos);
+    CHECK(count_of(request, "Host:") == 1);
+  }
+
+  TEST_CASE("a URL argument sets the server, the port and the request target") {
+    TestServer server(ServerMode::reply);
+    const std::string port = std::to_string(server.port());
+    const ProcessResult run = run_process(
+        {rateperf_binary(), "http://127.0.0.1:" + port + "/a/b?c=d", "--num-conns", "2"}, 30s);
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(report_figure(run.out, "Total:", "replies") == 2);
+    for (const auto& request : server.received()) {
+      CHECK(request.rfind("GET /a/b?c=d HTTP/1.1\r\n", 0) == 0);
+      CHECK(request.find("\r\nHost: 127.0.0.1:" + port + "\r\n") != std::string::npos);
+    }
+  }
+
+  TEST_CASE("IPv6: --server ::1 and http://[::1]:PORT/ reach a server on ::1") {
+    TestServer server(ServerMode::reply, {200}, "hello\n", 0, Family::ipv6);
+    const std::string port = std::to_string(server.port());
+    const ProcessResult by_option = run_rateperf_on("::1", server.port(), {"--num-conns", "3"});
+    INFO(by_option.out << by_option.err);
+    REQUIRE(by_option.exit_code == 0);
+    CHECK(report_figure(by_option.out, "Total:", "replies") == 3);
+    const ProcessResult by_url = run_process(
+        {rateperf_binary(), "http://[::1]:" + port + "/six", "--num-conns", "2"}, 30s);
+    INFO(by_url.out << by_url.err);
+    REQUIRE(by_url.exit_code == 0);
+    CHECK(report_figure(by_url.out, "Total:", "replies") == 2);
+    const auto requests = server.received();
+    REQUIRE(requests.size() == 5);
+    // The Host header brackets the address, or its colons would read as a port.
+    for (const auto& request : requests) {
+      CHECK(request.find("\r\nHost: [::1]:" + port + "\r\n") != std::string::npos);
+    }
+    CHECK(requests.back().rfind("GET /six HTTP/1.1\r\n", 0) == 0);
+  }
+
+  TEST_CASE("--client I/N: the first reply-rate sample after (I + 1) * 5 / N s, and the seed") {
+    TestServer server(ServerMode::reply);
+    // 60 arrivals at 20/s last 2.95 s: client 1 of 5 samples at 2 s; a lone client (5 s) not.
+    const std::vector<std::string> base = {"--rate", "20", "--num-conns", "60", "--json", "-"};
+    auto args = base;
+    args.insert(args.end(), {"--client", "1/5"});
+    const ProcessResult second = run_rateperf(server.port(), args);
+    INFO(second.out << second.err);
+    REQUIRE(second.exit_code == 0);
+    const auto doc = nlohmann::json::parse(second.out);
+    REQUIRE(doc.at("samples").size() == 1);
+    CHECK(doc.at("samples")[0].at("length_s").get<double>() == doctest::Approx(2.0));
+    CHECK(doc.at("samples")[0].at("replies").get<int>() == doctest::Approx(40).epsilon(0.05));
+    CHECK(doc.at("config").at("seed") == 2);
+
+    const ProcessResult alone = run_rateperf(server.port(), base);
+    INFO(alone.out << alone.err);
+    REQUIRE(alone.exit_code == 0);
+    CHECK(nlohmann::json::parse(alone.out).at("samples").empty());
+  }
+
+  TEST_CASE("--verbose prints each reply-rate sample on stderr as it is taken") {
+    TestServer server(ServerMode::reply);
+    // Client 0 of 5 takes its first sample at 1 s: 20 replies in it at 20/s.
+    const ProcessResult run = run_rateperf(
+        server.port(), {"--rate", "20", "--num-conns", "30", "--client", "0/5", "--verbose"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    const std::regex line(R"((^|\n)reply-rate = ([0-9.]+)\n)");
+    std::smatch match;
+    REQUIRE(std::regex_search(run.err, match, line));
+    CHECK(std::stod(match[2].str()) == doctest::Approx(20).epsilon(0.1));
+    CHECK(count_of(run.err, "reply-rate = ") == 1);
+    // Without --verbose, none.
+    const ProcessResult quiet = run_rateperf(server.port(), {"--rate", "20", "--num-conns", "30",
+                                                             "--client", "0/5"});
+    CHECK(count_of(quiet.err, "reply-rate = ") == 0);
+  }
+
+  TEST_CASE("the progress line on a terminal, and --quiet") {
+    TestServer server(ServerMode::reply);
+    // `script` gives rateperf a pseudo-terminal for stdout and stderr. 30 arrivals at 20/s
+    // last 1.45 s: the line is written once a second.
+    const auto on_terminal = [&](const std::string& extra) {
+      const std::string command = "'" + rateperf_binary() + "' --server 127.0.0.1 --port " +
+                                  std::to_string(server.port()) +
+                                  " --rate 20 --num-conns 30 " + extra;
+      const ProcessResult run = run_process({"script", "-qefc", command, "/dev/null"}, 30s);
+      INFO(run.out << run.err);
+      REQUIRE(run.exit_code == 0);
+      return run.out;
+    };
+    const std::string shown = on_terminal("");
+    CHECK(std::regex_search(shown, std::regex(R"(\r1\.0 s  issued 2[01]/30  replies \d+ )")));
+    CHECK(shown.find("Total: connections 30") != std::string::npos);
+    const std::regex progress(R"(issued \d+/30)");
+    CHECK(std::regex_search(shown, progress));
+    const std::string quiet = on_terminal("--quiet");
+    CHECK_FALSE(std::regex_search(quiet, progress));
+    CHECK(quiet.find("Total: connections 30") != std::string::npos);
+    // Not a terminal (a pipe): no progress line either.
+    const ProcessResult piped = run_rateperf(server.port(), {"--rate", "20", "--num-conns", "30"});
+    CHECK_FALSE(std::regex_search(piped.err, progress));
+  }
+
+  TEST_CASE("--max-lag: status 3 above the threshold, 0 below it, for the same run") {
+    // A million connections a second to a closed port: the client falls behind by far more
+    // than 1 ms, but not by 1000 s.
+    const std::uint16_t port = closed_port();
+    const std::vector<std::string> base = {"--rate", "1000000", "--num-conns", "5000"};
+    auto above = base;
+    above.insert(above.end(), {"--max-lag", "1"});
+    const ProcessResult crossed = run_rateperf(port, above);
+    INFO(crossed.out << crossed.err);
+    CHECK(crossed.exit_code == 3);
+    CHECK(crossed.err.find("threshold crossed: lag p99") != std::string::npos);
+    auto below = base;
+    below.insert(below.end(), {"--max-lag", "1000000"});
+    const ProcessResult held = run_rateperf(port, below);
+    INFO(held.out << held.err);
+    CHECK(held.exit_code == 0);
+    CHECK(held.err.find("threshold crossed") == std::string::npos);
+  }
+
+  TEST_CASE("--max-error-rate: status 3 above the threshold, 0 below it, for the same run") {
+    // Every fifth connection is reset: 4 errors in 20 arrivals, 20 %.
+    TestServer server(ServerMode::reply, {200, 200, 200, 200, rateperf::test::kResetStatus});
+    const std::vector<std::string> base = {"--rate", "100", "--num-conns", "20", "--timeout", "2"};
+    auto above = base;
+    above.insert(above.end(), {"--max-error-rate", "19"});
+    const ProcessResult crossed = run_rateperf(server.port(), above);
+    INFO(crossed.out << crossed.err);
+    CHECK(report_figure(crossed.out, "Errors: total", "connreset") == 4);
+    CHECK(crossed.exit_code == 3);
+    CHECK(crossed.err.find("20.00 % of the arrivals failed > --max-error-rate 19 %") !=
+          std::string::npos);
+    auto below = base;
+    below.insert(below.end(), {"--max-error-rate", "21"});
+    const ProcessResult held = run_rateperf(server.port(), below);
+    INFO(held.out << held.err);
+    CHECK(report_figure(held.out, "Errors: total", "connreset") == 4);
+    CHECK(held.exit_code == 0);
+  }
+
+  TEST_CASE("a server name that does not resolve: status 1 and one line naming it") {
+    const ProcessResult run = run_process(
+        {rateperf_binary(), "--server", "no-such-host.invalid", "--num-conns", "1"}, 30s);
+    INFO(run.out << run.err);
+    CHECK(run.exit_code == 1);
+    CHECK(run.out.empty());
+    CHECK(run.err.rfind("rateperf: --server: cannot resolve 'no-such-host.invalid'", 0) == 0);
+    CHECK(count_of(run.err, "\n") == 1);
+  }
+}
