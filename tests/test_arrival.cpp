@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -7,6 +8,7 @@
 
 #include "options/config.hpp"
 #include "schedule/arrival.hpp"
+#include "schedule/work_source.hpp"
 
 using namespace std::chrono_literals;
 using rateperf::Duration;
@@ -229,20 +231,78 @@ TEST_SUITE("arrival") {
     CHECK(timeline.issued() == 0);
   }
 
-  TEST_CASE("sequential mode: the next arrival is due when due_at() says") {
+  TEST_CASE("sequential mode: the next arrival is due when the previous one finished") {
+    // --rate 0 is the closed loop of one slot.
     const Period period = deterministic(Duration::zero());
     REQUIRE(period.sequential());
-    Timeline timeline(period, 1, 3, kStart);
-    CHECK(timeline.take() == kStart);
-    // With a zero gap the next one is due at once until the engine says when the previous
-    // connection ended.
-    CHECK(timeline.next_due() == kStart);
-    timeline.due_at(kStart + 17ms);
-    CHECK(timeline.next_due() == kStart + 17ms);
-    CHECK(timeline.take() == kStart + 17ms);
-    timeline.due_at(kStart + 40ms);
-    CHECK(timeline.take() == kStart + 40ms);
-    CHECK(timeline.done());
-    CHECK(timeline.issued() == 3);
+    rateperf::options::Config config;
+    config.period = period;
+    config.num_conns = 3;
+    const auto source = rateperf::schedule::make_work_source(config, kStart, 0, 1);
+    REQUIRE(source->next_due() == kStart);
+    CHECK(source->take() == kStart);
+    // Nothing is due until the engine says when the previous connection ended.
+    CHECK_FALSE(source->next_due().has_value());
+    source->finished(kStart + 17ms);
+    CHECK(source->next_due() == kStart + 17ms);
+    CHECK(source->take() == kStart + 17ms);
+    source->finished(kStart + 40ms);
+    CHECK(source->take() == kStart + 40ms);
+    CHECK(source->done());
+    CHECK(source->issued() == 3);
+    CHECK(source->burst_limit() == 1);
+  }
+
+  TEST_CASE("n shares of a timeline are exactly the one schedule, for d, u, e and v") {
+    Period variable_period;
+    variable_period.kind = PeriodKind::variable;
+    variable_period.steps = {{10ms, 100ms}, {1ms, 20ms}, {3ms, 50ms}};
+    Period uniform_period;
+    uniform_period.kind = PeriodKind::uniform;
+    uniform_period.low = 1ms;
+    uniform_period.high = 9ms;
+    for (const Period& period :
+         {deterministic(3ms), uniform_period, exponential(2ms), variable_period}) {
+      CAPTURE(static_cast<int>(period.kind));
+      constexpr std::uint64_t total = 1001;
+      Timeline whole(period, 7, total, kStart);
+      std::vector<TimePoint> expected;
+      while (!whole.done()) expected.push_back(whole.take());
+      for (const std::uint64_t shares : {1u, 2u, 3u, 7u}) {
+        CAPTURE(shares);
+        std::vector<TimePoint> merged;
+        for (std::uint64_t share = 0; share < shares; ++share) {
+          Timeline part(period, 7, total, kStart, share, shares);
+          CHECK(part.total() == (total - share + shares - 1) / shares);
+          // Share k takes the arrivals k, k + n, k + 2n... of the whole, at their times.
+          for (std::uint64_t i = share; !part.done(); i += shares) {
+            const TimePoint t = part.take();
+            CHECK(t == expected[i]);
+            merged.push_back(t);
+          }
+        }
+        std::sort(merged.begin(), merged.end());
+        CHECK(merged == expected);
+      }
+    }
+  }
+
+  TEST_CASE("a closed loop of C slots: C due at the start, then one per finished arrival") {
+    rateperf::schedule::ClosedLoop loop(3, 5, kStart);
+    CHECK(loop.burst_limit() == 3);
+    for (int i = 0; i < 3; ++i) {
+      REQUIRE(loop.next_due() == kStart);
+      CHECK(loop.take() == kStart);
+    }
+    CHECK_FALSE(loop.next_due().has_value());
+    loop.finished(kStart + 5ms);
+    loop.finished(kStart + 2ms);
+    // Slots come back in the order their arrivals finished; each next one is due then.
+    CHECK(loop.take() == kStart + 5ms);
+    CHECK(loop.take() == kStart + 2ms);
+    CHECK(loop.done());
+    CHECK(loop.issued() == 5);
+    loop.finished(kStart + 9ms);
+    CHECK_FALSE(loop.next_due().has_value());
   }
 }

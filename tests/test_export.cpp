@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "csv_text.hpp"
-#include "engine/errors.hpp"
 #include "options/config.hpp"
 #include "report/csv.hpp"
 #include "report/json.hpp"
@@ -114,20 +114,17 @@ Config export_config() {
   c.port = 8080;
   c.uri = "/a?b=c";
   c.server_name = "example.test";
-  c.rate_per_s = 300;
   c.period.kind = PeriodKind::variable;
+  c.period.rate_per_s = 300;
   c.period.steps = {{from_s(0.01), from_s(2)}, {from_s(0.005), from_s(3)}};
   c.num_conns = 40000;
   c.num_calls = 1;
-  c.timeout_s = 5;
   c.timeout = from_s(5);
-  c.think_timeout_s = 0.25;
   c.think_timeout = from_s(0.25);
   c.method = "HEAD";
   c.add_headers = {"X-One: 1", "X-Two: 2"};
   c.http_version = "1.0";
-  c.send_buffer_bytes = 65536;
-  c.send_buffer_given = true;  // recv_buffer left at its default, not given
+  c.send_buffer_bytes = 65536;  // recv_buffer left at its default, not given
   c.client_id = 2;
   c.client_count = 3;
   c.seed = 424242;
@@ -389,7 +386,8 @@ constexpr const char* kCsvHeader =
 // The text of a file of the source tree (meson names the tree in RATEPERF_SOURCE_DIR).
 std::optional<std::string> source_file(const std::string& relative) {
   const char* dir = std::getenv("RATEPERF_SOURCE_DIR");
-  REQUIRE_MESSAGE((dir != nullptr && *dir != '\0'), "RATEPERF_SOURCE_DIR must name the source tree");
+  REQUIRE_MESSAGE((dir != nullptr && *dir != '\0'),
+                  "RATEPERF_SOURCE_DIR must name the source tree");
   std::ifstream in(std::string(dir) + "/" + relative);
   REQUIRE_MESSAGE(in, "cannot read " << relative << " under RATEPERF_SOURCE_DIR");
   std::ostringstream text;
@@ -575,12 +573,11 @@ TEST_SUITE("export") {
     CHECK(c.at("max_error_rate_percent").is_null());
 
     Config other = export_config();
-    other.send_buffer_given = false;
-    other.recv_buffer_given = true;
+    other.send_buffer_bytes.reset();
+    other.recv_buffer_bytes = 16384;
     other.max_lag = Duration::zero();
     other.max_error_rate_percent = 0;  // zero is a threshold: no error allowed
     other.timeout = Duration::zero();
-    other.timeout_s = 0;
     other.server_name.clear();
     const json d = to_json_document(export_summary(), other).at("config");
     CHECK(d.at("send_buffer_bytes").is_null());

@@ -7,6 +7,7 @@
 
 #include "options/config.hpp"
 #include "schedule/arrival.hpp"
+#include "schedule/work_source.hpp"
 #include "stats/collector.hpp"
 #include "stats/summary.hpp"
 
@@ -17,6 +18,7 @@ using rateperf::Duration;
 using rateperf::TimePoint;
 using rateperf::options::Period;
 using rateperf::options::PeriodKind;
+using rateperf::schedule::OpenLoop;
 using rateperf::schedule::take_due;
 using rateperf::schedule::Timeline;
 using rateperf::stats::Collector;
@@ -33,9 +35,10 @@ Period every(Duration gap) {
 rateperf::stats::Summary run(Timeline& timeline, const std::vector<TimePoint>& wakes,
                              double offered_rate_per_s, std::vector<std::uint64_t>* bursts) {
   Collector collector;
+  OpenLoop source(timeline);
   for (const TimePoint now : wakes) {
     const std::uint64_t burst =
-        take_due(timeline, now, [&](TimePoint intended) { collector.arrival(intended, now); });
+        take_due(source, now, [&](TimePoint intended) { collector.arrival(intended, now); });
     collector.burst(burst);
     if (bursts) bursts->push_back(burst);
   }
@@ -67,8 +70,8 @@ TEST_SUITE("lag") {
     const TimePoint start{};
     Timeline timeline(every(1ms), 1, 20, start);
     std::vector<std::uint64_t> bursts;
-    const auto summary = run(timeline, {start, start + 10500us, start + 11ms, start + 19ms},
-                             1000, &bursts);
+    const auto summary =
+        run(timeline, {start, start + 10500us, start + 11ms, start + 19ms}, 1000, &bursts);
     // The second wake-up takes the arrivals due at 1..10 ms, late by 9.5 .. 0.5 ms.
     REQUIRE(bursts.size() == 4);
     CHECK(bursts[0] == 1);
@@ -90,20 +93,20 @@ TEST_SUITE("lag") {
 
   TEST_CASE("the schedule does not drift after a late wake-up") {
     const TimePoint start{};
-    Timeline timeline(every(1ms), 1, 5, start);
+    OpenLoop source(Timeline(every(1ms), 1, 5, start));
     std::vector<TimePoint> intended;
-    take_due(timeline, start + 3500us, [&](TimePoint t) { intended.push_back(t); });
-    take_due(timeline, start + 4ms, [&](TimePoint t) { intended.push_back(t); });
-    CHECK(intended == std::vector<TimePoint>{start, start + 1ms, start + 2ms, start + 3ms,
-                                             start + 4ms});
+    take_due(source, start + 3500us, [&](TimePoint t) { intended.push_back(t); });
+    take_due(source, start + 4ms, [&](TimePoint t) { intended.push_back(t); });
+    CHECK(intended ==
+          std::vector<TimePoint>{start, start + 1ms, start + 2ms, start + 3ms, start + 4ms});
   }
 
   TEST_CASE("at a slow rate the lag limit is a tenth of the gap") {
     // 2/s: gaps of 500 ms, so 20 ms of lag is within the limit of 50 ms.
     const TimePoint start{};
     Timeline timeline(every(500ms), 1, 4, start);
-    const auto summary = run(timeline, {start + 20ms, start + 520ms, start + 1020ms,
-                                        start + 1520ms}, 2, nullptr);
+    const auto summary =
+        run(timeline, {start + 20ms, start + 520ms, start + 1020ms, start + 1520ms}, 2, nullptr);
     CHECK(summary.lag_limit_ms == doctest::Approx(50.0));
     CHECK(summary.lag_p99_ms == doctest::Approx(20.0).epsilon(0.01));
     CHECK(summary.lag_late_arrivals == 4);

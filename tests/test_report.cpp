@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/errors.hpp"
-#include "report/text.hpp"
+#include "core/errors.hpp"
+#include "report/text_report.hpp"
 #include "stats/summary.hpp"
 
 using rateperf::ErrorKind;

@@ -24,15 +24,17 @@ constexpr Duration kTick = 1ms;
 constexpr std::size_t kSlots = 64;
 constexpr Duration kRevolution = kTick * static_cast<std::int64_t>(kSlots);
 
-// A set of timers whose indexes are stored in `kind`, with the time each one fired.
+// A set of timers, each known by its index, with the time each one fired.
 struct Fixture {
-  explicit Fixture(std::size_t n) : timers(n), fired_at(n) {
-    for (std::size_t i = 0; i < n; ++i) timers[i].kind = static_cast<int>(i);
+  explicit Fixture(std::size_t n) : timers(n), fired_at(n) {}
+
+  std::size_t index(const WheelTimer& timer) const {
+    return static_cast<std::size_t>(&timer - timers.data());
   }
 
   std::size_t advance(TimerWheel& wheel, TimePoint now) {
     return wheel.advance(now, [&](WheelTimer& timer) {
-      auto& record = fired_at[static_cast<std::size_t>(timer.kind)];
+      auto& record = fired_at[index(timer)];
       CHECK(timer.deadline <= now);
       CHECK_FALSE(timer.armed());
       CHECK_FALSE(record.has_value());  // fires once
@@ -239,7 +241,7 @@ TEST_SUITE("timer_wheel") {
     // cancel its second one.
     const std::size_t fired = wheel.advance(kStart + 2ms, [&](WheelTimer& timer) {
       ++calls;
-      wheel.cancel(f.timers[1 - static_cast<std::size_t>(timer.kind)]);
+      wheel.cancel(f.timers[1 - f.index(timer)]);
     });
     CHECK(fired == 1);
     CHECK(calls == 1);
@@ -255,8 +257,8 @@ TEST_SUITE("timer_wheel") {
     int first = -1;
     const std::size_t fired = wheel.advance(kStart + 2ms, [&](WheelTimer& timer) {
       if (first < 0) {
-        first = timer.kind;
-        wheel.rearm(f.timers[1 - static_cast<std::size_t>(timer.kind)], kStart + 40ms);
+        first = static_cast<int>(f.index(timer));
+        wheel.rearm(f.timers[1 - f.index(timer)], kStart + 40ms);
       }
     });
     CHECK(fired == 1);
@@ -274,7 +276,7 @@ TEST_SUITE("timer_wheel") {
     wheel.schedule(f.timers[0], kStart + 5ms);
     const TimePoint now = kStart + 7ms;
     std::size_t fired = wheel.advance(now, [&](WheelTimer& timer) {
-      if (timer.kind == 0) wheel.schedule(f.timers[1], kStart + 6ms);
+      if (f.index(timer) == 0) wheel.schedule(f.timers[1], kStart + 6ms);
     });
     if (f.timers[1].armed()) {
       CHECK(fired == 1);

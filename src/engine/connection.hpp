@@ -1,70 +1,71 @@
 #pragma once
 
-#include <cstdint>
-
 #include <event2/event_struct.h>
 
-#include "engine/errors.hpp"
+#include <cstdint>
+#include <memory>
+
+#include "core/errors.hpp"
+#include "engine/call.hpp"
+#include "engine/context.hpp"
+#include "engine/timer.hpp"
 #include "http/response_parser.hpp"
-#include "schedule/clock.hpp"
-#include "schedule/timer_wheel.hpp"
+#include "net/transport.hpp"
 
 namespace rateperf::engine {
 
-class Worker;
-
-// One client connection: a non-blocking socket driven through connect, send, receive and close
-// by libevent readiness callbacks. It measures its call's timestamps and tells its Worker's
-// collector what happened; it never prints.
+// One client connection: a transport (socket, connect, read, write) and the FIFO of its calls.
+// It measures each call's timestamps, frames the replies (the bytes after one reply start the
+// next), and tells the collector what happened; it never prints.
 //
-// Owned by its Worker's pool and reused for later arrivals (no allocation per connection); used
-// only on the worker's thread.
+// Owned by its worker's pool and reused for later arrivals (no allocation per connection); used
+// only on the worker's thread, through the narrow ConnectionContext it is given.
 class Connection {
  public:
-  explicit Connection(Worker& worker);
+  explicit Connection(ConnectionContext& context);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   ~Connection();
 
-  // Opens a socket and starts connecting, for the arrival intended at `intended`. Every outcome
-  // is counted: on failure the connection ends at once (and is handed back to the worker).
+  // Opens a transport and starts connecting, for the arrival intended at `intended`. Every
+  // outcome is counted: on failure the connection ends at once (and goes back to its owner).
   void start(TimePoint intended, TimePoint now);
-  // The inactivity watchdog fired: client-timo.
-  void on_watchdog(TimePoint now);
   // Ends the connection now with `kind` (a stopped run's last open connections).
-  void abort(ErrorKind kind, TimePoint now);
+  void abort(ErrorKind kind, TimePoint now) { fail(kind, now); }
 
-  bool open() const { return fd_ >= 0; }
+  bool open() const { return transport_->is_open(); }
 
-  schedule::WheelTimer watchdog;  // owner = this; armed while open with a timeout
-  Connection* next_free = nullptr;  // the worker's free list
+  Connection* next_free = nullptr;  // the owner's free list
 
  private:
-  enum class State : std::uint8_t { idle, connecting, sending, receiving };
-
   static void on_event(evutil_socket_t fd, short what, void* self);
+  void on_watchdog(Timer& timer, TimePoint now);
+  // Starts the connection's next call: queues it and writes what it can.
+  bool start_call(TimePoint now);
+  // Writes what it can of the calls not yet sent; false when the connection ended (failed).
+  bool flush(TimePoint now);
   void on_readable(TimePoint now);
-  // Writes what it can of the request; false when the connection ended (it failed).
-  bool send_request(TimePoint now);
-  // Acts on what the parser found: ends the connection on a whole reply or a malformed one.
-  // Returns true when the connection ended.
-  bool settle(http::FeedStatus status, TimePoint now);
+  // Frames received bytes into replies; true when the connection ended.
+  bool take_bytes(const char* data, std::size_t length, TimePoint at);
+  // Acts on a complete reply of the front call; true when the connection ended.
+  bool reply_done(TimePoint now);
   void touch(TimePoint now);  // pushes the watchdog back after I/O
-  void reply_done(TimePoint now);
+  void register_events(bool want_write);
   void fail(ErrorKind kind, TimePoint now);
   void close_and_release(TimePoint now);
 
-  Worker& worker_;
+  ConnectionContext& context_;
+  std::unique_ptr<net::Transport> transport_;
+  Timer watchdog_;
   event event_{};
-  int fd_ = -1;
-  State state_ = State::idle;
   bool event_added_ = false;
-  std::uint32_t replies_ = 0;
-  std::size_t sent_bytes_ = 0;
+  bool write_registered_ = false;
   TimePoint intended_{};
   TimePoint connect_start_{};
-  TimePoint send_start_{};
-  TimePoint first_byte_{};
+  std::uint64_t calls_started_ = 0;  // calls of this connection so far
+  std::uint32_t replies_ = 0;
+  CallQueue calls_;
+  std::size_t unsent_ = 0;  // index in calls_ of the first call not wholly written
   http::ResponseParser parser_;
 };
 

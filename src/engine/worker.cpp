@@ -1,94 +1,69 @@
 #include "engine/worker.hpp"
 
-#include <pthread.h>
-#include <sys/prctl.h>
-#include <sys/timerfd.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
+#include <cstdint>
 #include <stdexcept>
 
-#include "http/request.hpp"
+#include "net/tcp_transport.hpp"
 
 namespace rateperf::engine {
 
 namespace {
 
-// The wheel's geometry: 1 ms slots, 8192 of them (8.2 s per revolution), so that the usual
-// watchdogs (a few seconds) sit within one revolution. The tick only sorts timers into slots;
-// deadlines stay exact.
-constexpr Duration kWheelTick = std::chrono::milliseconds(1);
-constexpr std::size_t kWheelSlots = 8192;
 constexpr std::size_t kReadBufferBytes = 64 * 1024;
 // httperf samples the reply rate every 5 s.
 constexpr Duration kSampleInterval = std::chrono::seconds(5);
 constexpr Duration kProgressInterval = std::chrono::seconds(1);
-// Arrivals issued at most per burst (see issue_due): at 50 us per connect, 6 ms, well past what
-// a client on schedule needs (a 1 ms wake-up at 20,000 conn/s has 20 due).
-constexpr std::uint64_t kMaxBurst = 128;
-
-EventBasePtr make_base() {
-  EventConfigPtr config(event_config_new());
-  if (!config) throw std::runtime_error("libevent: cannot create an event configuration");
-  // No libevent timer is used (the worker's own timerfd wakes it), so epoll_wait never needs a
-  // timeout. No change list either: it would defer the removal of a connection's registration
-  // until after its descriptor is closed and perhaps reused by the next connection.
-  event_config_set_flag(config.get(), EVENT_BASE_FLAG_NOLOCK);
-  EventBasePtr base(event_base_new_with_config(config.get()));
-  if (!base) throw std::runtime_error("libevent: cannot create an event loop");
-  return base;
-}
 
 }  // namespace
 
-Worker::Worker(const options::Config& config, const Target& target, std::string request,
-               Listeners listeners)
-    : config_(config),
-      target_(target),
-      request_(std::move(request)),
-      head_request_(http::reply_has_no_body(config)),
-      listeners_(std::move(listeners)),
-      base_(make_base()),
-      timeline_(config.period, config.seed, config.num_conns, TimePoint{}),
-      wheel_(TimePoint{}, kWheelTick, kWheelSlots),
-      read_buffer_(kReadBufferBytes) {
-  // The wake-up is a timerfd set to the wheel's next deadline as an absolute CLOCK_MONOTONIC
-  // time (steady_clock's clock): exact to the microsecond, and set again only when that
-  // deadline changes, not at every turn of the loop as libevent's precise timer would.
-  // Edge triggered, so it needs no read(): each expiry is a new edge.
-  timer_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-  if (timer_fd_ < 0) throw std::runtime_error("timerfd_create failed");
-  wakeup_.reset(event_new(base_.get(), timer_fd_, EV_READ | EV_ET | EV_PERSIST, &Worker::on_timer,
-                          this));
-  sigint_.reset(evsignal_new(base_.get(), SIGINT, &Worker::on_signal, this));
-  sigterm_.reset(evsignal_new(base_.get(), SIGTERM, &Worker::on_signal, this));
-  if (!wakeup_ || !sigint_ || !sigterm_) throw std::runtime_error("libevent: cannot create events");
-  arrival_timer_.owner = this;
-  arrival_timer_.kind = kArrival;
-  sample_timer_.owner = this;
-  sample_timer_.kind = kSample;
-  grace_timer_.owner = this;
-  grace_timer_.kind = kGrace;
-  progress_timer_.owner = this;
-  progress_timer_.kind = kProgress;
+Worker::Worker(const WorkerSetup& setup)
+    : config_(setup.config),
+      share_(setup.share),
+      shares_(setup.shares),
+      samples_(setup.samples),
+      publish_progress_(setup.publish_progress),
+      read_buffer_(kReadBufferBytes),
+      result_{stats::Collector(setup.gauge)},
+      context_{.loop = loop_,
+               .collector = result_.collector,
+               .endpoint = setup.endpoints.front(),
+               .workload = setup.workload,
+               .read_buffer = read_buffer_,
+               .timeout = setup.config.timeout,
+               .think_timeout = setup.config.think_timeout,
+               .make_transport =
+                   [buffers = net::BufferSizes{setup.config.send_buffer_bytes,
+                                               setup.config.recv_buffer_bytes}] {
+                     return std::make_unique<net::TcpTransport>(buffers);
+                   },
+               .buffer_refusals = result_.buffer_refusals,
+               .owner = *this} {
+  stop_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (stop_fd_ < 0) throw std::runtime_error("eventfd failed");
+  stop_event_.reset(
+      event_new(loop_.base(), stop_fd_, EV_READ | EV_PERSIST, &Worker::on_stop_request, this));
+  if (!stop_event_) throw std::runtime_error("libevent: cannot create events");
+  arrival_timer_.bind<&Worker::on_arrival>(*this);
+  sample_timer_.bind<&Worker::on_sample>(*this);
+  grace_timer_.bind<&Worker::on_grace>(*this);
+  progress_timer_.bind<&Worker::on_progress>(*this);
 }
 
 Worker::~Worker() {
-  // Connections hold events of base_: free them first.
+  // Connections hold events of the loop: free them first.
   pool_.clear();
-  wakeup_.reset();
-  if (timer_fd_ >= 0) ::close(timer_fd_);
+  stop_event_.reset();
+  if (stop_fd_ >= 0) ::close(stop_fd_);
 }
 
 WorkerResult Worker::run(TimePoint start) {
-  // Linux lets a sleeping thread's timers fire up to its "timer slack" late (50 us by default)
-  // to batch wake-ups; every microsecond of it would show as lag, so ask for the least.
-  ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   start_ = start;
-  timeline_ = schedule::Timeline(config_.period, config_.seed, config_.num_conns, start);
-  wheel_ = schedule::TimerWheel(start, kWheelTick, kWheelSlots);
-  result_ = WorkerResult{};
+  loop_.reset(start);
+  source_ = schedule::make_work_source(config_, start, share_, shares_);
   result_.end = start;
 
   // Reply-rate samples: client I of N takes its first one (I + 1) * 5 / N s after the start,
@@ -96,128 +71,102 @@ WorkerResult Worker::run(TimePoint start) {
   const Duration first_sample =
       kSampleInterval * (config_.client_id + 1) / std::max<std::uint32_t>(1, config_.client_count);
   last_sample_at_ = start;
-  wheel_.schedule(sample_timer_, start + first_sample);
-  wheel_.schedule(arrival_timer_, timeline_.next_due());
-  if (listeners_.on_progress) wheel_.schedule(progress_timer_, start + kProgressInterval);
+  loop_.schedule(sample_timer_, start + first_sample);
+  if (const auto due = source_->next_due()) loop_.schedule(arrival_timer_, *due);
+  if (publish_progress_) loop_.schedule(progress_timer_, start + kProgressInterval);
 
-  event_add(sigint_.get(), nullptr);
-  event_add(sigterm_.get(), nullptr);
-  event_add(wakeup_.get(), nullptr);
-  // main() blocks these until the handlers are in place; one that came early is delivered now
-  // and stops the schedule at its start.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  ::pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr);
-  if (timeline_.done()) {
-    finished_ = true;
-  } else {
-    arm_wakeup();
-    event_base_dispatch(base_.get());
-  }
-  // Blocked again before libevent restores the default action, so that a late signal waits
-  // while the report is written instead of killing the process.
-  ::pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  event_del(sigint_.get());
-  event_del(sigterm_.get());
-  event_del(wakeup_.get());
+  event_add(stop_event_.get(), nullptr);
+  // A stop requested before the run began ends the schedule at its start.
+  on_stop_request(stop_fd_, EV_READ, this);
+  if (source_->done()) maybe_finish(start);
+  if (!finished_) loop_.run();
+  event_del(stop_event_.get());
   return std::move(result_);
 }
 
-void Worker::on_timer(evutil_socket_t, short, void* self) {
-  auto* worker = static_cast<Worker*>(self);
-  worker->wakeup_armed_ = false;
-  worker->waking_ = true;
-  worker->wake(Clock::now());
-  worker->waking_ = false;
+void Worker::request_stop() {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = ::write(stop_fd_, &one, sizeof one);
 }
 
-// Called after each connection's event with the time it read: a deadline that passed while
-// the loop was busy with other connections is served now, not after the rest of the batch and
-// the next epoll_wait. One comparison when nothing is due.
-void Worker::catch_up(TimePoint now) {
-  // A backlog is worked off one burst per turn of the loop (by on_timer), not one burst after
-  // every connection event, which would starve the connections of their turns.
-  if (!wakeup_armed_ || now < wakeup_at_ || waking_ || backlogged_) return;
-  waking_ = true;
-  wake(now);
-  waking_ = false;
+stats::Progress Worker::progress() const {
+  stats::Progress p;
+  p.elapsed = Duration(published_.elapsed_ns.load(std::memory_order_relaxed));
+  p.issued = published_.issued.load(std::memory_order_relaxed);
+  p.replies = published_.replies.load(std::memory_order_relaxed);
+  p.errors = published_.errors.load(std::memory_order_relaxed);
+  p.open = published_.open.load(std::memory_order_relaxed);
+  return p;
 }
 
-void Worker::on_signal(evutil_socket_t, short, void* self) {
+void Worker::on_stop_request(evutil_socket_t fd, short, void* self) {
   auto* worker = static_cast<Worker*>(self);
+  std::uint64_t count = 0;
+  if (::read(fd, &count, sizeof count) != sizeof count || count == 0) return;
   const TimePoint now = Clock::now();
-  ++worker->signals_;
   worker->result_.interrupted = true;
-  if (worker->signals_ == 1) {
-    worker->stop_schedule(now);
-  } else {
-    worker->end_all(ErrorKind::client_timo, now);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    ++worker->stops_;
+    if (worker->stops_ == 1) {
+      worker->stop_schedule(now);
+    } else {
+      worker->end_all(ErrorKind::client_timo, now);
+    }
   }
   worker->maybe_finish(now);
-  if (!worker->finished_) worker->arm_wakeup();
 }
 
-void Worker::wake(TimePoint now) {
-  wheel_.advance(now, [this, now](schedule::WheelTimer& timer) { fire(timer, now); });
-  if (!finished_) arm_wakeup();
+void Worker::on_arrival(Timer&, TimePoint now) {
+  issue_due(now);
 }
 
-void Worker::fire(schedule::WheelTimer& timer, TimePoint now) {
-  switch (timer.kind) {
-    case kArrival:
-      issue_due(now);
-      break;
-    case kWatchdog:
-      static_cast<Connection*>(timer.owner)->on_watchdog(now);
-      break;
-    case kSample: {
-      // The interval ends at the timer's intended time, not at the (later) wake-up.
-      const TimePoint at = timer.deadline;
-      result_.collector.sample(last_sample_at_, at);
-      last_sample_at_ = at;
-      if (listeners_.on_sample) listeners_.on_sample(result_.collector.samples().back());
-      wheel_.schedule(sample_timer_, at + kSampleInterval);
-      break;
-    }
-    case kGrace:
-      end_all(ErrorKind::client_timo, now);
-      maybe_finish(now);
-      break;
-    case kProgress: {
-      const stats::Collector& c = result_.collector;
-      listeners_.on_progress(stats::Progress{now - start_, timeline_.issued(), config_.num_conns,
-                                      c.replies(), c.errors_total(), c.open_connections()});
-      wheel_.schedule(progress_timer_, timer.deadline + kProgressInterval);
-      break;
-    }
-    default:
-      break;
-  }
+void Worker::on_sample(Timer& timer, TimePoint) {
+  // The interval ends at the timer's intended time, not at the (later) wake-up.
+  const TimePoint at = timer.deadline;
+  result_.collector.sample(last_sample_at_, at);
+  last_sample_at_ = at;
+  if (samples_ != nullptr) samples_->sample_taken(share_, result_.collector.samples().back());
+  loop_.schedule(sample_timer_, at + kSampleInterval);
+}
+
+void Worker::on_grace(Timer&, TimePoint now) {
+  end_all(ErrorKind::client_timo, now);
+  maybe_finish(now);
+}
+
+void Worker::on_progress(Timer& timer, TimePoint now) {
+  publish(now);
+  loop_.schedule(progress_timer_, timer.deadline + kProgressInterval);
+}
+
+void Worker::publish(TimePoint now) {
+  const stats::Collector& c = result_.collector;
+  published_.elapsed_ns.store((now - start_).count(), std::memory_order_relaxed);
+  published_.issued.store(source_->issued(), std::memory_order_relaxed);
+  published_.replies.store(c.replies(), std::memory_order_relaxed);
+  published_.errors.store(c.errors_total(), std::memory_order_relaxed);
+  published_.open.store(c.open_connections(), std::memory_order_relaxed);
 }
 
 // Issues the arrivals that are due: open loop, whatever the state of earlier connections. Each
 // keeps its intended time, so a late wake-up shows as lag, never as a shifted schedule. At most
-// kMaxBurst at a time: a client far behind its schedule (connect() slowed by a kernel searching
-// a nearly exhausted port range, say) would otherwise issue its whole backlog in one burst, for
-// seconds, while replies go unread, timeouts unserved and SIGINT unheeded. The rest stays due,
-// and the arrival timer, already expired, brings it in the loop's next turn, after the other
-// events that are ready.
+// the source's burst limit at a time: a client far behind its schedule (connect() slowed by a
+// kernel searching a nearly exhausted port range, say) would otherwise issue its whole backlog
+// in one burst, for seconds, while replies go unread, timeouts unserved and stop requests
+// unheeded. The rest stays due, and the arrival timer, already expired, brings it in the loop's
+// next turn, after the other events that are ready.
 void Worker::issue_due(TimePoint now) {
-  // Sequential mode takes one arrival; the next is due when its connection ends.
-  const bool sequential = config_.period.sequential();
-  const std::uint64_t limit = sequential ? 1 : kMaxBurst;
+  const std::uint64_t limit = source_->burst_limit();
   bool first = true;
   const std::uint64_t burst = schedule::take_due(
-      timeline_, now,
+      *source_, now,
       [&](TimePoint intended) {
         // The first connection of a wake-up starts at the wake-up's time; later ones read the
         // clock again, since each one's socket and connect calls take time.
         const TimePoint actual = first ? now : Clock::now();
         first = false;
-        if (!any_arrival_) {
-          any_arrival_ = true;
+        if (!result_.any_arrival) {
+          result_.any_arrival = true;
           result_.first_arrival = actual;
         }
         result_.last_arrival = actual;
@@ -227,25 +176,24 @@ void Worker::issue_due(TimePoint now) {
         if (connection != nullptr) {
           free_ = connection->next_free;
         } else {
-          connection = &pool_.emplace_back(*this);
+          connection = &pool_.emplace_back(context_);
         }
         connection->start(intended, actual);
       },
       limit);
   result_.collector.burst(burst);
-  backlogged_ = !sequential && burst == limit && !timeline_.done() && timeline_.next_due() <= now;
-  if (!timeline_.done() && !sequential) {
-    wheel_.schedule(arrival_timer_, timeline_.next_due());
-  }
+  const auto due = source_->next_due();
+  if (burst == limit && due && *due <= now) loop_.defer_to_next_turn();
+  if (due) loop_.schedule(arrival_timer_, *due);
   maybe_finish(now);
 }
 
 void Worker::stop_schedule(TimePoint now) {
-  timeline_.stop();
-  wheel_.cancel(arrival_timer_);
+  source_->stop();
+  loop_.cancel(arrival_timer_);
   // Open connections get at most --timeout more; without a timeout they end now.
   if (config_.timeout > Duration::zero()) {
-    wheel_.schedule(grace_timer_, now + config_.timeout);
+    loop_.schedule(grace_timer_, now + config_.timeout);
   } else {
     end_all(ErrorKind::client_timo, now);
   }
@@ -258,46 +206,24 @@ void Worker::end_all(ErrorKind kind, TimePoint now) {
 }
 
 void Worker::maybe_finish(TimePoint now) {
-  if (finished_ || !timeline_.done() || result_.collector.open_connections() > 0) return;
+  if (finished_ || !source_->done() || result_.collector.open_connections() > 0) return;
   finished_ = true;
   if (result_.end < now && result_.collector.connections() == 0) result_.end = now;
-  wheel_.cancel(sample_timer_);
-  wheel_.cancel(grace_timer_);
-  wheel_.cancel(progress_timer_);
-  event_base_loopbreak(base_.get());
-}
-
-void Worker::arm_wakeup() {
-  const auto deadline = wheel_.next_deadline();
-  itimerspec when{};
-  if (deadline) {
-    if (wakeup_armed_ && wakeup_at_ == *deadline) return;
-    // A zero it_value would disarm: a deadline at the clock's epoch is moved by 1 ns.
-    const auto ns = std::max<std::int64_t>(1, deadline->time_since_epoch().count());
-    when.it_value.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
-    when.it_value.tv_nsec = static_cast<long>(ns % 1'000'000'000);
-  } else if (!wakeup_armed_) {
-    return;
-  }
-  ::timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &when, nullptr);
-  wakeup_armed_ = deadline.has_value();
-  if (deadline) wakeup_at_ = *deadline;
-}
-
-void Worker::schedule_timer(schedule::WheelTimer& timer, TimePoint deadline) {
-  wheel_.schedule(timer, deadline);
-  // Outside a wake-up (which re-arms when it ends), a deadline earlier than the armed one must
-  // move the wake-up forward.
-  if (!waking_ && (!wakeup_armed_ || deadline < wakeup_at_)) arm_wakeup();
+  loop_.cancel(sample_timer_);
+  loop_.cancel(grace_timer_);
+  loop_.cancel(progress_timer_);
+  loop_.cancel(arrival_timer_);
+  loop_.stop();
 }
 
 void Worker::connection_ended(Connection& connection, TimePoint now) {
   result_.end = std::max(result_.end, now);
   connection.next_free = free_;
   free_ = &connection;
-  if (config_.period.sequential() && !timeline_.done()) {
-    timeline_.due_at(now);
-    schedule_timer(arrival_timer_, now);
+  // A closed loop's slot is free again: its next arrival is due now.
+  source_->finished(now);
+  if (const auto due = source_->next_due(); due && !arrival_timer_.armed()) {
+    loop_.schedule(arrival_timer_, *due);
   }
   maybe_finish(now);
 }

@@ -1,28 +1,45 @@
 #pragma once
 
-#include <sys/socket.h>
-
+#include <atomic>
 #include <cstdint>
 #include <deque>
-#include <functional>
-#include <string>
+#include <memory>
 #include <vector>
 
 #include "engine/connection.hpp"
+#include "engine/context.hpp"
 #include "engine/event.hpp"
+#include "engine/loop.hpp"
+#include "engine/timer.hpp"
+#include "net/endpoint.hpp"
 #include "options/config.hpp"
-#include "schedule/arrival.hpp"
-#include "schedule/clock.hpp"
-#include "schedule/timer_wheel.hpp"
+#include "schedule/work_source.hpp"
 #include "stats/collector.hpp"
 #include "stats/progress.hpp"
+#include "workload/workload.hpp"
 
 namespace rateperf::engine {
 
-// Where to connect: a resolved socket address.
-struct Target {
-  sockaddr_storage address{};
-  socklen_t length = 0;
+// Where a worker hands each reply-rate sample as it closes it (for --verbose). Called on the
+// worker's thread.
+class SampleSink {
+ public:
+  virtual void sample_taken(std::size_t worker, const stats::IntervalSample& sample) = 0;
+
+ protected:
+  ~SampleSink() = default;
+};
+
+// What a worker is given: its share of the run and where the run's common parts are.
+struct WorkerSetup {
+  const options::Config& config;
+  std::size_t share = 0;  // this worker is share `share` of `shares` of the schedule
+  std::size_t shares = 1;
+  const std::vector<net::Endpoint>& endpoints;  // the first is where connections go
+  const workload::Workload& workload;
+  std::shared_ptr<stats::OpenGauge> gauge;  // the run's count of open connections
+  SampleSink* samples = nullptr;            // reply-rate samples as they close, if wanted
+  bool publish_progress = false;            // keep progress() current, once a second
 };
 
 // What a worker's run produced.
@@ -31,92 +48,80 @@ struct WorkerResult {
   TimePoint end{};            // the end of the last connection (or of the last arrival)
   TimePoint first_arrival{};  // actual start of the first and of the last arrival
   TimePoint last_arrival{};
-  bool interrupted = false;   // SIGINT/SIGTERM stopped the schedule
+  bool any_arrival = false;
+  bool interrupted = false;           // a stop request ended the schedule early
   std::uint64_t buffer_refusals = 0;  // sockets on which the kernel refused a buffer size
 };
 
-// Runs one share of the schedule on its own event loop: takes arrivals from an ideal timeline
+// Runs one share of the schedule on its own event loop: takes arrivals from its work source
 // regardless of replies, starts a Connection for each, and counts every outcome in its
-// Collector. Arrivals, watchdogs and the reply-rate sampler are timers in one hashed timing
-// wheel; a single timerfd, set to the wheel's next deadline, wakes the loop.
+// Collector. Arrivals, watchdogs and the reply-rate sampler are timers of its Loop.
 //
-// Owns its event_base, wheel, connection pool and collector; everything runs on the thread that
-// calls run(). It also stops on SIGINT/SIGTERM (first: stop the schedule and give open
-// connections at most --timeout; second: end them at once).
-class Worker {
+// Owns its loop, connection pool and collector, and no process-wide state: it handles no
+// signal. Everything runs on the thread that calls run(); request_stop() and progress() may
+// be called from any thread.
+class Worker final : private ConnectionOwner {
  public:
-  // Callbacks to the worker's owner, called on the worker's thread; either may be empty.
-  struct Listeners {
-    // Each closed reply-rate sample (for --verbose).
-    std::function<void(const stats::IntervalSample&)> on_sample;
-    // About once a second (for the live progress line).
-    std::function<void(const stats::Progress&)> on_progress;
-  };
-
-  Worker(const options::Config& config, const Target& target, std::string request,
-         Listeners listeners = {});
+  explicit Worker(const WorkerSetup& setup);
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
   ~Worker();
 
-  // Runs the whole schedule, starting at `start` (the first arrival's intended time).
+  // Runs the whole share, starting at `start` (the first arrival's intended time).
   WorkerResult run(TimePoint start);
 
+  // Asks the worker to stop, through an eventfd its loop watches: the first request stops the
+  // schedule and gives open connections at most --timeout; the next ends them at once.
+  void request_stop();
+  // The run so far, as last published (about once a second).
+  stats::Progress progress() const;
+
  private:
-  friend class Connection;
-
-  enum TimerKind : int { kArrival, kWatchdog, kSample, kGrace, kProgress };
-
-  static void on_timer(evutil_socket_t, short, void* self);
-  static void on_signal(evutil_socket_t, short, void* self);
-  void wake(TimePoint now);
-  void fire(schedule::WheelTimer& timer, TimePoint now);
+  void on_arrival(Timer& timer, TimePoint now);
+  void on_sample(Timer& timer, TimePoint now);
+  void on_grace(Timer& timer, TimePoint now);
+  void on_progress(Timer& timer, TimePoint now);
+  static void on_stop_request(evutil_socket_t fd, short, void* self);
   void issue_due(TimePoint now);
   void stop_schedule(TimePoint now);
   void end_all(ErrorKind kind, TimePoint now);
-  void arm_wakeup();
   void maybe_finish(TimePoint now);
-
-  // For Connection.
-  void schedule_timer(schedule::WheelTimer& timer, TimePoint deadline);
-  void connection_ended(Connection& connection, TimePoint now);
-  void catch_up(TimePoint now);
+  void publish(TimePoint now);
+  void connection_ended(Connection& connection, TimePoint now) override;
 
   const options::Config& config_;
-  Target target_;
-  std::string request_;
-  bool head_request_ = false;
-  Listeners listeners_;
+  std::size_t share_;
+  std::size_t shares_;
+  SampleSink* samples_;
+  bool publish_progress_;
 
-  EventBasePtr base_;
-  int timer_fd_ = -1;  // the wake-up timerfd, read by wakeup_
-  EventPtr wakeup_;
-  EventPtr sigint_;
-  EventPtr sigterm_;
-  bool wakeup_armed_ = false;
-  bool waking_ = false;  // inside wake(), which re-arms the wake-up when it ends
-  // The last issue_due() stopped at kMaxBurst with more arrivals due: the client is behind, and
-  // the rest waits for the next turn of the event loop (see issue_due).
-  bool backlogged_ = false;
-  TimePoint wakeup_at_{};
-
+  Loop loop_;
+  int stop_fd_ = -1;  // the eventfd of stop requests, read by stop_event_
+  EventPtr stop_event_;
+  std::unique_ptr<schedule::WorkSource> source_;
+  Timer arrival_timer_;
+  Timer sample_timer_;
+  Timer grace_timer_;
+  Timer progress_timer_;
   TimePoint start_{};
-  schedule::Timeline timeline_;
-  schedule::TimerWheel wheel_;
-  schedule::WheelTimer arrival_timer_;
-  schedule::WheelTimer sample_timer_;
-  schedule::WheelTimer grace_timer_;
-  schedule::WheelTimer progress_timer_;
   TimePoint last_sample_at_{};
 
+  std::vector<char> read_buffer_;
+  WorkerResult result_;
+  ConnectionContext context_;
   std::deque<Connection> pool_;  // stable addresses; grows to the peak number of connections
   Connection* free_ = nullptr;
-  std::vector<char> read_buffer_;  // shared by all connections: reads are consumed at once
-
-  WorkerResult result_;
-  bool any_arrival_ = false;
-  int signals_ = 0;
+  int stops_ = 0;
   bool finished_ = false;
+
+  // Published for progress(): relaxed atomics, written by this worker's thread only.
+  struct Published {
+    std::atomic<std::int64_t> elapsed_ns{0};
+    std::atomic<std::uint64_t> issued{0};
+    std::atomic<std::uint64_t> replies{0};
+    std::atomic<std::uint64_t> errors{0};
+    std::atomic<std::uint64_t> open{0};
+  } published_;
 };
 
 }  // namespace rateperf::engine

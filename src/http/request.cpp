@@ -2,9 +2,7 @@
 
 #include <string_view>
 
-#ifndef RATEPERF_VERSION
-#define RATEPERF_VERSION "dev"
-#endif
+#include "core/version.hpp"
 
 namespace rateperf::http {
 
@@ -45,7 +43,7 @@ std::string render_request(const options::Config& config) {
 
   out.append(config.method).append(" ").append(config.uri);
   out.append(" HTTP/").append(config.http_version).append("\r\n");
-  out.append("User-Agent: rateperf/" RATEPERF_VERSION "\r\n");
+  out.append("User-Agent: rateperf/").append(kVersion).append("\r\n");
 
   out.append("Host: ");
   if (!config.server_name.empty()) {
@@ -65,6 +63,8 @@ std::string render_request(const options::Config& config) {
   return out;
 }
 
-bool reply_has_no_body(const options::Config& config) { return config.method == "HEAD"; }
+bool reply_has_no_body(const options::Config& config) {
+  return config.method == "HEAD";
+}
 
 }  // namespace rateperf::http

@@ -1,10 +1,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "schedule/clock.hpp"
+#include "core/clock.hpp"
 
 namespace rateperf::options {
 
@@ -30,41 +31,40 @@ struct Period {
   Duration low{};                 // u: smallest gap
   Duration high{};                // u: gaps are below this
   std::vector<PeriodStep> steps;  // v: the steps, in order, repeated
+  // The mean rate in arrivals/s, the one source of it: --rate as given, or derived from the
+  // --period numbers as typed (1/T for d and e, 2/(T1+T2) for u, the arrivals of one cycle
+  // over its length for v); 0 when sequential.
+  double rate_per_s = 0;
 
   bool sequential() const { return kind == PeriodKind::deterministic && mean == Duration::zero(); }
 };
 
 // The whole configuration of a run: built and validated once by options::parse(), then passed
-// around as `const Config&`. Durations are typed; raw numbers carry their unit in their name.
+// around as `const Config&`. Every option is one entry of the table in table.cpp, which says
+// how it parses into these fields, how it is echoed and how it goes into the JSON document.
+// Durations are typed; raw numbers carry their unit in their name.
 struct Config {
   std::string server = "localhost";  // host name or address to connect to
   std::uint16_t port = 80;           // TCP port of the server
   std::string uri = "/";             // request target
   std::string server_name;           // Host header value; empty: `server` (with :port if not 80)
 
-  double rate_per_s = 0;        // --rate as given (0: sequential); informational once period set
-  bool rate_given = false;      // --rate appeared on the command line (for the echoed command)
-  bool period_given = false;    // --period appeared on the command line
-  std::string period_text;      // --period as given, echoed in the report's first line
-  Period period;                // the arrival process derived from --rate or --period
+  Period period;                // the arrival process, from --rate or --period
   std::uint64_t num_conns = 1;  // connections to issue in all
   std::uint64_t num_calls = 1;  // requests per connection (only 1 until keep-alive lands)
 
   Duration timeout{};        // inactivity watchdog (client-timo); zero: none
-  double timeout_s = 0;      // --timeout as given, for the echoed command line
   Duration think_timeout{};  // added to the wait for the first reply byte
-  double think_timeout_s = 0;
 
   std::string method = "GET";            // request method
   std::vector<std::string> add_headers;  // extra header lines, without CRLF
   std::string http_version = "1.1";      // "1.0" or "1.1"
 
-  std::uint32_t send_buffer_bytes = 4096;   // SO_SNDBUF (httperf's default)
-  std::uint32_t recv_buffer_bytes = 16384;  // SO_RCVBUF (httperf's default)
-  // The buffers are set on each socket only when given: the kernel's autotuned defaults are
-  // better than httperf's small fixed ones, and leaving them saves two syscalls a connection.
-  bool send_buffer_given = false;
-  bool recv_buffer_given = false;
+  // SO_SNDBUF and SO_RCVBUF of each socket, when given: the kernel's autotuned defaults are
+  // better than httperf's small fixed ones (4096 and 16384, which the echoed command line shows
+  // when none is given), and leaving them saves two syscalls a connection.
+  std::optional<std::uint32_t> send_buffer_bytes;
+  std::optional<std::uint32_t> recv_buffer_bytes;
 
   std::uint32_t client_id = 0;     // --client I/N: this client's index I
   std::uint32_t client_count = 1;  // --client I/N: the number of clients N
@@ -77,8 +77,8 @@ struct Config {
   std::string csv_path;   // --csv: the CSV file to append a row to ("-": stdout); empty: none
   bool quiet = false;     // --quiet: no live progress line on stderr
 
-  // Thresholds for automation (CI gating): main() exits with a distinct status when the run
-  // crosses one. They judge the run but never change how it is done.
+  // Thresholds for automation (CI gating): the run exits with a distinct status when it crosses
+  // one. They judge the run but never change how it is done.
   Duration max_lag{};                  // --max-lag: threshold on the p99 lag; zero: none
   double max_error_rate_percent = -1;  // --max-error-rate; negative: none
 

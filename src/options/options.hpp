@@ -1,18 +1,14 @@
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
+#include "core/failure.hpp"
 #include "options/config.hpp"
 
 namespace rateperf::options {
 
-// A bad command line. what() is the whole one-line message, naming the option and the problem,
-// e.g. "--rate: 'abc' is not a number". main() prints it after "rateperf: " and exits with 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// A bad command line (exit status 2); see core/failure.hpp.
+using rateperf::UsageError;
 
 // What the command line asks for.
 enum class Action { run, help, version };
@@ -23,7 +19,7 @@ struct Parsed {
   std::string text;  // the help or version text when action != run
 };
 
-// Parses and validates argv (httperf's option names, plus a URL form
+// Parses and validates argv against the option table (httperf's option names, plus a URL form
 // `rateperf http://host:port/path ...`). Throws UsageError on any bad input.
 Parsed parse(int argc, const char* const* argv);
 

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <system_error>
 
-#include "options/text.hpp"
+#include "options/values.hpp"
 
 namespace rateperf::options {
 

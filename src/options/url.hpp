@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "options/options.hpp"
+#include "core/failure.hpp"
 
 namespace rateperf::options {
 

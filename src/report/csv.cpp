@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "engine/errors.hpp"
+#include "core/errors.hpp"
 
 namespace rateperf::report {
 
@@ -41,10 +41,6 @@ std::string text(std::string_view value) {
   }
   quoted += '"';
   return quoted;
-}
-
-std::uint64_t errors_of(const Summary& s, ErrorKind kind) {
-  return s.errors[static_cast<std::size_t>(kind)];
 }
 
 struct Column {
@@ -118,42 +114,42 @@ constexpr std::array kColumns = {
     Column{"errors_total", [](const Summary& s, const Config&) { return whole(s.errors_total); }},
     Column{"client_timo",
            [](const Summary& s, const Config&) {
-             return whole(errors_of(s, ErrorKind::client_timo));
+             return whole(count_of(s.errors, ErrorKind::client_timo));
            }},
     Column{"socket_timo",
            [](const Summary& s, const Config&) {
-             return whole(errors_of(s, ErrorKind::socket_timo));
+             return whole(count_of(s.errors, ErrorKind::socket_timo));
            }},
     Column{"connrefused",
            [](const Summary& s, const Config&) {
-             return whole(errors_of(s, ErrorKind::connrefused));
+             return whole(count_of(s.errors, ErrorKind::connrefused));
            }},
     Column{"connreset",
            [](const Summary& s, const Config&) {
-             return whole(errors_of(s, ErrorKind::connreset));
+             return whole(count_of(s.errors, ErrorKind::connreset));
            }},
     Column{"fd_unavail",
            [](const Summary& s, const Config&) {
-             return whole(errors_of(s, ErrorKind::fd_unavail));
+             return whole(count_of(s.errors, ErrorKind::fd_unavail));
            }},
     Column{"addrunavail",
            [](const Summary& s, const Config&) {
-             return whole(errors_of(s, ErrorKind::addrunavail));
+             return whole(count_of(s.errors, ErrorKind::addrunavail));
            }},
     Column{"ftab_full",
            [](const Summary& s, const Config&) {
-             return whole(errors_of(s, ErrorKind::ftab_full));
+             return whole(count_of(s.errors, ErrorKind::ftab_full));
            }},
     // The pure kind, not httperf's lump of other errnos and malformed replies: those have their
     // own column next to it.
     Column{"other",
-           [](const Summary& s, const Config&) { return whole(errors_of(s, ErrorKind::other)); }},
+           [](const Summary& s, const Config&) { return whole(count_of(s.errors, ErrorKind::other)); }},
     Column{"parse_errors",
            [](const Summary& s, const Config&) {
-             return whole(errors_of(s, ErrorKind::parse_status) +
-                          errors_of(s, ErrorKind::parse_header) +
-                          errors_of(s, ErrorKind::parse_chunk) +
-                          errors_of(s, ErrorKind::parse_other));
+             return whole(count_of(s.errors, ErrorKind::parse_status) +
+                          count_of(s.errors, ErrorKind::parse_header) +
+                          count_of(s.errors, ErrorKind::parse_chunk) +
+                          count_of(s.errors, ErrorKind::parse_other));
            }},
     Column{"status_1xx",
            [](const Summary& s, const Config&) { return whole(s.status_classes[0]); }},

@@ -3,11 +3,9 @@
 #include <cstddef>
 #include <string>
 
-#include "engine/errors.hpp"
-
-#ifndef RATEPERF_VERSION
-#define RATEPERF_VERSION "dev"
-#endif
+#include "core/errors.hpp"
+#include "core/version.hpp"
+#include "options/table.hpp"
 
 // nlohmann/json finds to_json() by argument-dependent lookup, so each overload lives in the
 // namespace of the struct it converts. They are static: they serve only this file, and internal
@@ -31,71 +29,6 @@ static void to_json(nlohmann::json& j, const SampleFigures& s) {
 
 }  // namespace rateperf::stats
 
-namespace rateperf::options {
-
-static void to_json(nlohmann::json& j, const PeriodStep& step) {
-  j = nlohmann::json{{"gap_s", to_s(step.gap)}, {"length_s", to_s(step.length)}};
-}
-
-static const char* kind_name(const Period& period) {
-  // httperf's --rate 0 is a deterministic period of 0, but a reader of the document should not
-  // have to know that to tell a sequential run from a paced one.
-  if (period.sequential()) return "sequential";
-  switch (period.kind) {
-    case PeriodKind::deterministic:
-      return "deterministic";
-    case PeriodKind::uniform:
-      return "uniform";
-    case PeriodKind::exponential:
-      return "exponential";
-    case PeriodKind::variable:
-      return "variable";
-  }
-  return "deterministic";
-}
-
-static void to_json(nlohmann::json& j, const Period& period) {
-  j = nlohmann::json{
-      {"kind", kind_name(period)},   {"mean_s", to_s(period.mean)}, {"low_s", to_s(period.low)},
-      {"high_s", to_s(period.high)}, {"steps", period.steps},
-  };
-}
-
-static void to_json(nlohmann::json& j, const Config& c) {
-  // Options that were not given (or are switched off) are null rather than a default number,
-  // so that a reader cannot mistake "the kernel's default" or "no threshold" for a value.
-  const auto buffer = [](bool given, std::uint32_t bytes) {
-    return given ? nlohmann::json(bytes) : nlohmann::json(nullptr);
-  };
-  j = nlohmann::json{
-      {"server", c.server},
-      {"port", c.port},
-      {"uri", c.uri},
-      {"server_name", c.server_name},
-      {"rate_per_s", c.rate_per_s},
-      {"period", c.period},
-      {"num_conns", c.num_conns},
-      {"num_calls", c.num_calls},
-      {"timeout_s", to_s(c.timeout)},
-      {"think_timeout_s", to_s(c.think_timeout)},
-      {"method", c.method},
-      {"add_headers", c.add_headers},
-      {"http_version", c.http_version},
-      {"send_buffer_bytes", buffer(c.send_buffer_given, c.send_buffer_bytes)},
-      {"recv_buffer_bytes", buffer(c.recv_buffer_given, c.recv_buffer_bytes)},
-      {"client", {{"id", c.client_id}, {"count", c.client_count}}},
-      {"seed", c.seed},
-      {"verbose", c.verbose},
-      {"max_lag_ms",
-       c.max_lag > Duration::zero() ? nlohmann::json(to_ms(c.max_lag)) : nlohmann::json(nullptr)},
-      {"max_error_rate_percent", c.max_error_rate_percent >= 0
-                                     ? nlohmann::json(c.max_error_rate_percent)
-                                     : nlohmann::json(nullptr)},
-  };
-}
-
-}  // namespace rateperf::options
-
 namespace rateperf::report {
 
 namespace {
@@ -114,6 +47,15 @@ nlohmann::json errors_of(const stats::Summary& s) {
   return errors;
 }
 
+// The run's configuration: every option the table exports, under its own key.
+nlohmann::json config_of(const options::Config& config) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const options::OptionSpec& spec : options::option_table()) {
+    if (spec.json != nullptr) spec.json(config, object);
+  }
+  return object;
+}
+
 nlohmann::json served_within_of(const stats::Summary& s) {
   nlohmann::json served = nlohmann::json::object();
   for (std::size_t i = 0; i < stats::kServedWithinPercents.size(); ++i) {
@@ -129,11 +71,11 @@ nlohmann::json to_json_document(const stats::Summary& s, const options::Config& 
   const auto& st = s.status_classes;
   return nlohmann::json{
       {"schema_version", kJsonSchemaVersion},
-      {"rateperf_version", RATEPERF_VERSION},
+      {"rateperf_version", kVersion},
       {"start_time_utc", s.start_time_utc},
       {"command_line", s.command_line},
       {"interrupted", s.interrupted},
-      {"config", config},
+      {"config", config_of(config)},
       {"totals",
        {{"arrivals", s.arrivals},
         {"connections", s.connections},

@@ -55,17 +55,38 @@ Duration ArrivalProcess::next_gap(Duration since_start) {
   return period_.mean;
 }
 
+namespace {
+
+// The arrivals of share `share` of `shares` among `total`: indexes share, share + shares, ...
+std::uint64_t share_size(std::uint64_t total, std::uint64_t share, std::uint64_t shares) {
+  return share < total ? (total - share - 1) / shares + 1 : 0;
+}
+
+}  // namespace
+
 Timeline::Timeline(const options::Period& period, std::uint64_t seed, std::uint64_t total,
-                   TimePoint start)
-    : process_(period, seed), start_(start), next_due_(start), total_(total) {}
+                   TimePoint start, std::uint64_t share, std::uint64_t shares)
+    : process_(period, seed),
+      start_(start),
+      next_due_(start),
+      shares_(shares),
+      total_(share_size(total, share, shares)) {
+  assert(shares > 0 && share < shares);
+  if (total_ > 0) skip(share);
+}
+
+void Timeline::skip(std::uint64_t count) {
+  // Each gap follows from the intended time of the arrival before it (only v looks at it),
+  // never from the time an arrival was actually taken, so late wake-ups do not stretch the
+  // schedule.
+  for (std::uint64_t i = 0; i < count; ++i) next_due_ += process_.next_gap(next_due_ - start_);
+}
 
 TimePoint Timeline::take() {
   assert(!done());
   const TimePoint intended = next_due_;
   ++issued_;
-  // The next arrival is placed relative to this one's intended time, never to the time it was
-  // actually taken, so late wake-ups do not stretch the schedule.
-  next_due_ += process_.next_gap(intended - start_);
+  if (!done()) skip(shares_);
   return intended;
 }
 

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <random>
 
+#include "core/clock.hpp"
 #include "options/config.hpp"
-#include "schedule/clock.hpp"
 
 namespace rateperf::schedule {
 
@@ -29,44 +29,37 @@ class ArrivalProcess {
 // The ideal timeline of a run: t_0 = start, t_{i+1} = t_i + gap_i. A late wake-up never shifts
 // it: arrivals that are due late are still taken, each with its own intended time, so the
 // schedule stays open loop and the lag (actual - intended) is measurable.
+//
+// A timeline may be one share of the run's: share k of n takes the run's arrivals k, k+n,
+// k+2n... at their times in the whole schedule (it draws every gap of the whole schedule and
+// keeps one arrival in n), so that n shares together are exactly the one schedule, whatever the
+// process. Pure: no clock.
 class Timeline {
  public:
-  Timeline(const options::Period& period, std::uint64_t seed, std::uint64_t total,
-           TimePoint start);
+  // `total` arrivals in the whole schedule; this timeline takes share `share` of `shares`.
+  Timeline(const options::Period& period, std::uint64_t seed, std::uint64_t total, TimePoint start,
+           std::uint64_t share = 0, std::uint64_t shares = 1);
 
   bool done() const { return issued_ >= total_; }
   std::uint64_t issued() const { return issued_; }
-  std::uint64_t total() const { return total_; }
+  std::uint64_t total() const { return total_; }  // arrivals of this share
   // The intended time of the next arrival (meaningless once done()).
   TimePoint next_due() const { return next_due_; }
-  // Takes the next arrival: returns its intended time and advances next_due by one gap.
+  // Takes the next arrival: returns its intended time and moves to this share's next one.
   TimePoint take();
-  // Sequential mode (period 0): the next arrival is due at `t` (when the previous one ended).
-  void due_at(TimePoint t) { next_due_ = t; }
   // Ends the schedule early (SIGINT): done() becomes true; issued() keeps its count.
   void stop() { total_ = issued_; }
 
  private:
+  // Moves next_due_ on by `count` arrivals of the whole schedule.
+  void skip(std::uint64_t count);
+
   ArrivalProcess process_;
   TimePoint start_;
   TimePoint next_due_;
+  std::uint64_t shares_;
   std::uint64_t issued_ = 0;
   std::uint64_t total_;
 };
-
-// Takes, at `now`, every arrival of `timeline` that is due (at most `limit`), calling
-// `issue(intended)` for each in order: open loop, whatever became of earlier arrivals, and each
-// with its own intended time, so a late wake-up shows as lag and never shifts the schedule.
-// Returns how many were taken: the burst of this wake-up (httperf's "connect burst length").
-template <class F>
-std::uint64_t take_due(Timeline& timeline, TimePoint now, F&& issue,
-                       std::uint64_t limit = UINT64_MAX) {
-  std::uint64_t taken = 0;
-  while (taken < limit && !timeline.done() && timeline.next_due() <= now) {
-    issue(timeline.take());
-    ++taken;
-  }
-  return taken;
-}
 
 }  // namespace rateperf::schedule

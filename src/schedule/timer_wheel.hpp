@@ -5,16 +5,15 @@
 #include <optional>
 #include <vector>
 
-#include "schedule/clock.hpp"
+#include "core/clock.hpp"
 
 namespace rateperf::schedule {
 
 // An intrusive timer: the owner embeds it (no allocation per timer) and the wheel links it into
-// a slot. `owner` and `kind` tell the expiry callback what fired.
+// a slot. What a timer does when it fires is the business of the code that owns the wheel
+// (engine::Timer adds a typed callback); the wheel only hands back the timer.
 struct WheelTimer {
   TimePoint deadline{};
-  void* owner = nullptr;
-  int kind = 0;
   // Links of the slot's doubly linked list; managed by the wheel.
   WheelTimer* prev = nullptr;
   WheelTimer* next = nullptr;
@@ -39,7 +38,7 @@ struct WheelTimer {
 // it. This is what per-connection inactivity watchdogs need: one timer each, pushed back on
 // every I/O event.
 //
-// Owned by one engine::Worker and used only on its thread.
+// Owned by one engine::Loop and used only on its thread.
 class TimerWheel {
  public:
   // `start`: the time of tick 0. `tick`: the span of one slot. `slots`: a power of two.

@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "engine/errors.hpp"
-#include "schedule/clock.hpp"
+#include "core/clock.hpp"
+#include "core/errors.hpp"
 #include "stats/histogram.hpp"
 
 namespace rateperf::stats {
@@ -19,10 +19,10 @@ struct ReplyRecord {
   std::size_t header_bytes = 0;
   std::size_t body_bytes = 0;
   std::size_t footer_bytes = 0;
-  Duration response{};           // first reply byte - start of sending the request
-  Duration transfer{};           // reply complete - first reply byte
-  Duration latency_intended{};   // reply complete - the arrival's intended start
-  Duration latency_actual{};     // reply complete - the arrival's actual start
+  Duration response{};          // first reply byte - start of sending the request
+  Duration transfer{};          // reply complete - first reply byte
+  Duration latency_intended{};  // reply complete - the arrival's intended start
+  Duration latency_actual{};    // reply complete - the arrival's actual start
 };
 
 // Replies and errors counted in one reply-rate sampling interval.

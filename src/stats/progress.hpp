@@ -2,13 +2,13 @@
 
 #include <cstdint>
 
-#include "schedule/clock.hpp"
+#include "core/clock.hpp"
 
 namespace rateperf::stats {
 
 // A snapshot of a run in progress, for the live progress line.
 struct Progress {
-  Duration elapsed{};  // since the start of the run
+  Duration elapsed{};         // since the start of the run
   std::uint64_t issued = 0;   // arrivals taken from the schedule so far
   std::uint64_t total = 0;    // arrivals in the whole schedule
   std::uint64_t replies = 0;  // replies so far

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/errors.hpp"
+#include "core/errors.hpp"
 
 namespace rateperf::stats {
 
@@ -134,7 +134,7 @@ struct Summary {
 
 }  // namespace rateperf::stats
 
-#include "schedule/clock.hpp"
+#include "core/clock.hpp"
 
 namespace rateperf::stats {
 
@@ -151,7 +151,7 @@ struct RunInfo {
   double cpu_system_s = 0;
   double offered_rate_per_s = 0;  // the schedule's mean rate; 0: sequential
   bool interrupted = false;
-  bool verbose = false;  // the report shows ab's table of served-within times
+  bool verbose = false;        // the report shows ab's table of served-within times
   std::string start_time_utc;  // wall-clock time of the start, ISO 8601 UTC
 };
 

@@ -1,4 +1,4 @@
-#include "engine/socket_options.hpp"
+#include "net/socket_options.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <fstream>
 
-namespace rateperf::engine {
+namespace rateperf::net {
 
 namespace {
 
@@ -41,8 +41,8 @@ std::string sysctl_text(const char* name) {
 
 // Empty when the size holds; otherwise the warning.
 std::string check_one(int fd, const BufferOption& what, std::uint32_t bytes) {
-  const std::string head = std::string("rateperf: warning: ") + what.flag + " " +
-                           std::to_string(bytes) + ": ";
+  const std::string head =
+      std::string("rateperf: warning: ") + what.flag + " " + std::to_string(bytes) + ": ";
   if (!set_size(fd, what.option, bytes)) {
     return head + "the kernel refused " + what.option_name + " (" + std::strerror(errno) + ")";
   }
@@ -58,27 +58,27 @@ std::string check_one(int fd, const BufferOption& what, std::uint32_t bytes) {
 
 }  // namespace
 
-bool set_buffer_sizes(int fd, const options::Config& config) {
+bool set_buffer_sizes(int fd, const BufferSizes& sizes) {
   bool ok = true;
-  if (config.send_buffer_given) ok = set_size(fd, SO_SNDBUF, config.send_buffer_bytes) && ok;
-  if (config.recv_buffer_given) ok = set_size(fd, SO_RCVBUF, config.recv_buffer_bytes) && ok;
+  if (sizes.send_bytes) ok = set_size(fd, SO_SNDBUF, *sizes.send_bytes) && ok;
+  if (sizes.recv_bytes) ok = set_size(fd, SO_RCVBUF, *sizes.recv_bytes) && ok;
   return ok;
 }
 
-std::vector<std::string> check_buffer_sizes(int family, const options::Config& config) {
+std::vector<std::string> check_buffer_sizes(int family, const BufferSizes& sizes) {
   std::vector<std::string> warnings;
-  if (!config.send_buffer_given && !config.recv_buffer_given) return warnings;
+  if (!sizes.send_bytes && !sizes.recv_bytes) return warnings;
   const int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return warnings;  // the run's own sockets will meet the same failure, counted
-  const auto check = [&](bool given, const BufferOption& what, std::uint32_t bytes) {
-    if (!given) return;
-    std::string warning = check_one(fd, what, bytes);
+  const auto check = [&](const BufferOption& what, const std::optional<std::uint32_t>& bytes) {
+    if (!bytes) return;
+    std::string warning = check_one(fd, what, *bytes);
     if (!warning.empty()) warnings.push_back(std::move(warning));
   };
-  check(config.send_buffer_given, kSend, config.send_buffer_bytes);
-  check(config.recv_buffer_given, kRecv, config.recv_buffer_bytes);
+  check(kSend, sizes.send_bytes);
+  check(kRecv, sizes.recv_bytes);
   ::close(fd);
   return warnings;
 }
 
-}  // namespace rateperf::engine
+}  // namespace rateperf::net

@@ -1,4 +1,4 @@
-#include "report/text.hpp"
+#include "report/text_report.hpp"
 
 #include <cinttypes>
 #include <cstdarg>
@@ -32,10 +32,6 @@ namespace {
     out.append(large.data(), static_cast<std::size_t>(length));
   }
   va_end(again);
-}
-
-std::uint64_t errors_of(const stats::Summary& s, ErrorKind kind) {
-  return s.errors[static_cast<std::size_t>(kind)];
 }
 
 // httperf's report, line for line: parsers of httperf's output depend on every label and on
@@ -90,14 +86,14 @@ void append_httperf_lines(std::string& out, const stats::Summary& s) {
   appendf(out,
           "Errors: total %" PRIu64 " client-timo %" PRIu64 " socket-timo %" PRIu64
           " connrefused %" PRIu64 " connreset %" PRIu64 "\n",
-          s.errors_total, errors_of(s, ErrorKind::client_timo),
-          errors_of(s, ErrorKind::socket_timo), errors_of(s, ErrorKind::connrefused),
-          errors_of(s, ErrorKind::connreset));
+          s.errors_total, count_of(s.errors, ErrorKind::client_timo),
+          count_of(s.errors, ErrorKind::socket_timo), count_of(s.errors, ErrorKind::connrefused),
+          count_of(s.errors, ErrorKind::connreset));
   appendf(out,
           "Errors: fd-unavail %" PRIu64 " addrunavail %" PRIu64 " ftab-full %" PRIu64
           " other %" PRIu64 "\n",
-          errors_of(s, ErrorKind::fd_unavail), errors_of(s, ErrorKind::addrunavail),
-          errors_of(s, ErrorKind::ftab_full), s.errors_other_httperf);
+          count_of(s.errors, ErrorKind::fd_unavail), count_of(s.errors, ErrorKind::addrunavail),
+          count_of(s.errors, ErrorKind::ftab_full), s.errors_other_httperf);
 }
 
 // One line of percentiles: the label, the five figures, then a note (empty or starting with a
@@ -132,7 +128,7 @@ void append_rateperf_lines(std::string& out, const stats::Summary& s) {
                           ErrorKind::parse_other}) {
     const auto label = error_label(kind);
     appendf(out, " %.*s %" PRIu64, static_cast<int>(label.size()), label.data(),
-            errors_of(s, kind));
+            count_of(s.errors, kind));
   }
   out += '\n';
   out += '\n';

@@ -31,9 +31,12 @@ inline constexpr std::size_t kErrorKinds = static_cast<std::size_t>(ErrorKind::c
 // The label of an error kind as the report prints it ("client-timo", "parse-status"...).
 std::string_view error_label(ErrorKind kind);
 
-// The one place where errno values become error kinds.
-ErrorKind error_from_errno(int err);
-
+// Errors counted by kind.
 using ErrorCounts = std::array<std::uint64_t, kErrorKinds>;
+
+// The count of one kind.
+inline std::uint64_t count_of(const ErrorCounts& counts, ErrorKind kind) {
+  return counts[static_cast<std::size_t>(kind)];
+}
 
 }  // namespace rateperf

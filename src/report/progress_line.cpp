@@ -1,4 +1,4 @@
-#include "report/progress.hpp"
+#include "report/progress_line.hpp"
 
 #include <cinttypes>
 #include <cstdio>
@@ -10,8 +10,7 @@ std::string format_progress(const stats::Progress& p, double reply_rate_per_s) {
   std::snprintf(line, sizeof line,
                 "%.1f s  issued %" PRIu64 "/%" PRIu64 "  replies %" PRIu64
                 "  %.1f replies/s  errors %" PRIu64 "  open %" PRIu64,
-                to_s(p.elapsed), p.issued, p.total, p.replies, reply_rate_per_s, p.errors,
-                p.open);
+                to_s(p.elapsed), p.issued, p.total, p.replies, reply_rate_per_s, p.errors, p.open);
   return line;
 }
 

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+
+#include "core/clock.hpp"
+#include "net/endpoint.hpp"
+#include "net/transport.hpp"
+#include "stats/collector.hpp"
+#include "workload/workload.hpp"
+
+namespace rateperf::engine {
+
+class Connection;
+class Loop;
+
+// Who pools the connections and is told when one ends.
+class ConnectionOwner {
+ public:
+  virtual void connection_ended(Connection& connection, TimePoint now) = 0;
+
+ protected:
+  ~ConnectionOwner() = default;
+};
+
+// All a connection may use of its worker, handed to it at construction: the loop and its
+// timers, the collector to tell what happened, where to connect, what to send, and whom to
+// tell when it ends. It never reaches further into the worker.
+struct ConnectionContext {
+  Loop& loop;
+  stats::Collector& collector;
+  const net::Endpoint& endpoint;       // where to connect
+  const workload::Workload& workload;  // what each call sends
+  std::span<char> read_buffer;  // shared by the worker's connections: reads are consumed at once
+  Duration timeout{};           // the inactivity watchdog; zero: none
+  Duration think_timeout{};     // added while a reply has not started
+  // Makes the transport of a new pooled connection (plain TCP for now).
+  std::function<std::unique_ptr<net::Transport>()> make_transport;
+  std::uint64_t& buffer_refusals;  // sockets on which the kernel refused a buffer size
+  ConnectionOwner& owner;
+};
+
+}  // namespace rateperf::engine

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/clock.hpp"
+#include "net/endpoint.hpp"
+
+namespace rateperf::net {
+
+// What an I/O call on a transport came to, wrk's three-valued status plus the end of stream.
+enum class IoStatus : std::uint8_t {
+  done,    // bytes moved (write, read), or the connection is established (connect)
+  again,   // nothing for now: the next readiness edge resumes
+  closed,  // read: the peer closed its side (end of stream)
+  failed,  // an error; `error` holds the errno
+};
+
+struct IoResult {
+  IoStatus status = IoStatus::again;
+  std::size_t bytes = 0;
+  int error = 0;
+  // The transport learnt in this call that the connection is established (the handshake of a
+  // non-blocking connect completed); reported once, with the call's time.
+  bool connected = false;
+  // read: when the bytes were read. The time of the readiness event for now; a transport that
+  // asks the kernel for receive timestamps can give the packet's own time instead.
+  TimePoint at{};
+};
+
+// A byte stream to one endpoint, non-blocking, driven by the readiness events of the descriptor
+// fd(): plain TCP now, TLS beside it later. It reports "connected" and hands back bytes read
+// with their time; it never parses HTTP. One per pooled connection, reused for later arrivals.
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  // Opens a socket and starts connecting to `to`: done (connected at once), again (in
+  // progress) or failed (errno in `error`; is_open() tells whether a socket was made at all).
+  virtual IoResult connect(const Endpoint& to) = 0;
+  // Writes what it can of [data, data + length).
+  virtual IoResult write(const char* data, std::size_t length, TimePoint now) = 0;
+  // Reads what there is, up to `capacity` bytes.
+  virtual IoResult read(char* buffer, std::size_t capacity, TimePoint now) = 0;
+  virtual void close() = 0;
+
+  virtual int fd() const = 0;
+  bool is_open() const { return fd() >= 0; }
+  virtual bool connected() const = 0;
+  // The kernel refused a socket option of the last connect() (a buffer size): counted, never
+  // fatal.
+  virtual bool options_refused() const = 0;
+};
+
+}  // namespace rateperf::net

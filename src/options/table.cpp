@@ -1,0 +1,317 @@
+#include "options/table.hpp"
+
+#include <array>
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <system_error>
+
+#include "options/period.hpp"
+#include "options/values.hpp"
+
+namespace rateperf::options {
+
+namespace {
+
+using nlohmann::json;
+
+// Appends " WORD" to the echoed line.
+void add(std::string& line, const std::string& word) {
+  line += ' ';
+  line += word;
+}
+
+// A duration echoed as the seconds it was given in, or nothing when zero (not given).
+void echo_seconds(std::string& line, const char* flag, Duration value) {
+  if (value > Duration::zero()) add(line, std::string(flag) + "=" + format_g(to_s(value)));
+}
+
+std::uint32_t buffer_bytes(std::string_view option, std::string_view value) {
+  constexpr std::uint64_t max_buffer = 0xffffffffu;
+  return static_cast<std::uint32_t>(parse_whole(option, value, 1, max_buffer));
+}
+
+// --client I/N.
+void apply_client(Config& c, std::string_view text) {
+  const std::size_t slash = text.find('/');
+  std::uint32_t id = 0;
+  std::uint32_t count = 0;
+  bool ok = slash != std::string_view::npos;
+  if (ok) {
+    const auto [p1, e1] = std::from_chars(text.data(), text.data() + slash, id);
+    const auto [p2, e2] =
+        std::from_chars(text.data() + slash + 1, text.data() + text.size(), count);
+    ok = e1 == std::errc() && p1 == text.data() + slash && e2 == std::errc() &&
+         p2 == text.data() + text.size() && id < count;
+  }
+  if (!ok) fail("--client", "expected I/N with 0 <= I < N (got " + quoted(text) + ")");
+  c.client_id = id;
+  c.client_count = count;
+}
+
+const char* period_kind_name(const Period& period) {
+  // httperf's --rate 0 is a deterministic period of 0, but a reader of the document should not
+  // have to know that to tell a sequential run from a paced one.
+  if (period.sequential()) return "sequential";
+  switch (period.kind) {
+    case PeriodKind::deterministic:
+      return "deterministic";
+    case PeriodKind::uniform:
+      return "uniform";
+    case PeriodKind::exponential:
+      return "exponential";
+    case PeriodKind::variable:
+      return "variable";
+  }
+  return "deterministic";
+}
+
+json period_json(const Period& period) {
+  json steps = json::array();
+  for (const PeriodStep& step : period.steps) {
+    steps.push_back({{"gap_s", to_s(step.gap)}, {"length_s", to_s(step.length)}});
+  }
+  return {{"kind", period_kind_name(period)},
+          {"mean_s", to_s(period.mean)},
+          {"low_s", to_s(period.low)},
+          {"high_s", to_s(period.high)},
+          {"steps", steps}};
+}
+
+// Options that were not given (or are switched off) are null in the document rather than a
+// default number, so that a reader cannot mistake "the kernel's default" or "no threshold" for
+// a value.
+json given_or_null(const std::optional<std::uint32_t>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+constexpr std::array<std::string_view, 2> kHttpVersions = {"1.0", "1.1"};
+
+// One option per entry; the lambdas are the only place that says how each parses, echoes and
+// exports. clang-format would spread each entry over many more lines. GCC 12 warns about the
+// members an entry leaves to their defaults, which is the point of designated initializers.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+// clang-format off
+const std::array kOptions = {
+  // Target
+  OptionSpec{.name = "server", .group = Group::target, .kind = ValueKind::host, .value_name = "S",
+    .help = "host name or address of the server (default localhost)",
+    .apply = [](Config& c, std::string_view v) { c.server = check_host("--server", v); },
+    .echo_rank = 5, .echo = [](const Config& c, std::string& l) { add(l, "--server=" + c.server); },
+    .json = [](const Config& c, json& j) { j["server"] = c.server; }},
+  OptionSpec{.name = "port", .group = Group::target, .kind = ValueKind::whole, .value_name = "N",
+    .help = "TCP port of the server, 1..65535 (default 80)",
+    .apply = [](Config& c, std::string_view v) {
+      c.port = static_cast<std::uint16_t>(parse_whole("--port", v, 1, 65535)); },
+    .echo_rank = 7,
+    .echo = [](const Config& c, std::string& l) { add(l, "--port=" + std::to_string(c.port)); },
+    .json = [](const Config& c, json& j) { j["port"] = c.port; }},
+  OptionSpec{.name = "uri", .group = Group::target, .kind = ValueKind::text, .value_name = "S",
+    .help = "request target, starting with '/' (default /)",
+    .apply = [](Config& c, std::string_view v) { c.uri = check_uri("--uri", v); },
+    .echo_rank = 8, .echo = [](const Config& c, std::string& l) { add(l, "--uri=" + c.uri); },
+    .json = [](const Config& c, json& j) { j["uri"] = c.uri; }},
+  OptionSpec{.name = "server-name", .group = Group::target, .kind = ValueKind::host,
+    .value_name = "S", .help = "Host header (default: the server, plus :port if not 80)",
+    .apply = [](Config& c, std::string_view v) { c.server_name = check_host("--server-name", v); },
+    // httperf spells this one --server_name here, which it would not accept back; we echo the
+    // spelling the option has.
+    .echo_rank = 6, .echo = [](const Config& c, std::string& l) {
+      if (!c.server_name.empty()) add(l, "--server-name=" + c.server_name); },
+    .json = [](const Config& c, json& j) { j["server_name"] = c.server_name; }},
+
+  // Load
+  OptionSpec{.name = "rate", .group = Group::load, .kind = ValueKind::real, .value_name = "X",
+    .help = "connections per second; 0: one after another (default 0)",
+    .apply = [](Config& c, std::string_view v) { c.period = period_of_rate(v); },
+    // Like httperf, a fixed period is echoed as the rate it amounts to, and a sequential run
+    // (rate 0) shows neither; this one entry echoes --period too.
+    .echo_rank = 10, .echo = [](const Config& c, std::string& l) {
+      if (const std::string text = echo_period(c.period); !text.empty()) add(l, text); },
+    .json = [](const Config& c, json& j) { j["rate_per_s"] = c.period.rate_per_s; }},
+  OptionSpec{.name = "period", .group = Group::load, .kind = ValueKind::period,
+    .value_name = "[d|u|e|v]T1[,T2...]", .help = "gaps between connections, instead of --rate (see below)",
+    .apply = [](Config& c, std::string_view v) { c.period = parse_period(v); },
+    .json = [](const Config& c, json& j) { j["period"] = period_json(c.period); }},
+  OptionSpec{.name = "num-conns", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
+    .help = "connections to issue in all (default 1)",
+    .apply = [](Config& c, std::string_view v) { c.num_conns = parse_whole("--num-conns", v, 1); },
+    .echo_rank = 15, .echo = [](const Config& c, std::string& l) {
+      add(l, "--num-conns=" + std::to_string(c.num_conns)); },
+    .json = [](const Config& c, json& j) { j["num_conns"] = c.num_conns; }},
+  OptionSpec{.name = "num-calls", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
+    .help = "requests per connection; only 1 for now (default 1)",
+    .apply = [](Config& c, std::string_view v) {
+      c.num_calls = parse_whole("--num-calls", v, 1);
+      if (c.num_calls > 1) {
+        fail("--num-calls", "values above 1 need keep-alive, which rateperf does not support yet");
+      } },
+    .echo_rank = 16, .echo = [](const Config& c, std::string& l) {
+      add(l, "--num-calls=" + std::to_string(c.num_calls)); },
+    .json = [](const Config& c, json& j) { j["num_calls"] = c.num_calls; }},
+  OptionSpec{.name = "timeout", .group = Group::load, .kind = ValueKind::seconds, .value_name = "X",
+    .help = "inactivity timeout in seconds; 0: none (default 0)",
+    .apply = [](Config& c, std::string_view v) {
+      c.timeout = to_duration("--timeout", parse_seconds("--timeout", v), v); },
+    .echo_rank = 3,
+    .echo = [](const Config& c, std::string& l) { echo_seconds(l, "--timeout", c.timeout); },
+    .json = [](const Config& c, json& j) { j["timeout_s"] = to_s(c.timeout); }},
+  OptionSpec{.name = "think-timeout", .group = Group::load, .kind = ValueKind::seconds,
+    .value_name = "X", .help = "seconds added to --timeout for the reply to start (default 0)",
+    .apply = [](Config& c, std::string_view v) {
+      c.think_timeout = to_duration("--think-timeout", parse_seconds("--think-timeout", v), v); },
+    .echo_rank = 2, .echo = [](const Config& c, std::string& l) {
+      echo_seconds(l, "--think-timeout", c.think_timeout); },
+    .json = [](const Config& c, json& j) { j["think_timeout_s"] = to_s(c.think_timeout); }},
+  OptionSpec{.name = "seed", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
+    .help = "seed of the u and e gaps (default 1 + I of --client)",
+    .apply = [](Config& c, std::string_view v) {
+      c.seed = parse_whole("--seed", v, 0);
+      c.seed_given = true; },
+    .echo_rank = 17, .echo = [](const Config& c, std::string& l) {
+      if (c.seed_given) add(l, "--seed=" + std::to_string(c.seed)); },
+    .json = [](const Config& c, json& j) { j["seed"] = c.seed; }},
+
+  // Request
+  OptionSpec{.name = "method", .group = Group::request, .kind = ValueKind::text, .value_name = "S",
+    .help = "request method (default GET)",
+    .apply = [](Config& c, std::string_view v) {
+      if (!is_token(v)) fail("--method", quoted(v) + " is not a valid method name");
+      c.method = v; },
+    .echo_rank = 14, .echo = [](const Config& c, std::string& l) {
+      if (c.method != "GET") add(l, "--method=" + c.method); },
+    .json = [](const Config& c, json& j) { j["method"] = c.method; }},
+  OptionSpec{.name = "add-header", .group = Group::request, .kind = ValueKind::text,
+    .value_name = "S", .help = "extra header, repeatable; \\n separates lines (default none)",
+    .repeatable = true,
+    .apply = [](Config& c, std::string_view v) { c.add_headers.emplace_back(v); },
+    .echo_rank = 13, .echo = [](const Config& c, std::string& l) {
+      for (const std::string& header : c.add_headers) add(l, "--add-header='" + header + "'"); },
+    .json = [](const Config& c, json& j) { j["add_headers"] = c.add_headers; }},
+  OptionSpec{.name = "http-version", .group = Group::request, .kind = ValueKind::choice,
+    .value_name = "V", .help = "1.0 or 1.1 (default 1.1)", .choices = kHttpVersions,
+    .apply = [](Config& c, std::string_view v) {
+      if (v != "1.0" && v != "1.1") fail("--http-version", "expected 1.0 or 1.1 (got " + quoted(v) + ")");
+      c.http_version = v; },
+    .echo_rank = 9, .echo = [](const Config& c, std::string& l) {
+      if (c.http_version != "1.1") add(l, "--http-version=" + c.http_version); },
+    .json = [](const Config& c, json& j) { j["http_version"] = c.http_version; }},
+
+  // Socket
+  OptionSpec{.name = "send-buffer", .group = Group::socket, .kind = ValueKind::whole,
+    .value_name = "N", .help = "SO_SNDBUF in bytes (default: the kernel's, echoed as 4096)",
+    .apply = [](Config& c, std::string_view v) { c.send_buffer_bytes = buffer_bytes("--send-buffer", v); },
+    .echo_rank = 11, .echo = [](const Config& c, std::string& l) {
+      add(l, "--send-buffer=" + std::to_string(c.send_buffer_bytes.value_or(4096))); },
+    .json = [](const Config& c, json& j) { j["send_buffer_bytes"] = given_or_null(c.send_buffer_bytes); }},
+  OptionSpec{.name = "recv-buffer", .group = Group::socket, .kind = ValueKind::whole,
+    .value_name = "N", .help = "SO_RCVBUF in bytes (default: the kernel's, echoed as 16384)",
+    .apply = [](Config& c, std::string_view v) { c.recv_buffer_bytes = buffer_bytes("--recv-buffer", v); },
+    .echo_rank = 12, .echo = [](const Config& c, std::string& l) {
+      add(l, "--recv-buffer=" + std::to_string(c.recv_buffer_bytes.value_or(16384))); },
+    .json = [](const Config& c, json& j) { j["recv_buffer_bytes"] = given_or_null(c.recv_buffer_bytes); }},
+
+  // Output. Where results go is not part of the run: not echoed, not in the document.
+  OptionSpec{.name = "verbose", .short_name = 'v', .group = Group::output,
+    .help = "print 5-s reply-rate samples on stderr, and ab's table (default off)",
+    .repeatable = true, .apply = [](Config& c, std::string_view) { ++c.verbose; },
+    .echo_rank = 1, .echo = [](const Config& c, std::string& l) {
+      if (c.verbose > 0) add(l, "--verbose"); },
+    .json = [](const Config& c, json& j) { j["verbose"] = c.verbose; }},
+  OptionSpec{.name = "json", .group = Group::output, .kind = ValueKind::file, .value_name = "FILE",
+    .help = "write the results as one JSON document to FILE (- for stdout)",
+    .apply = [](Config& c, std::string_view v) {
+      // An empty name is refused here rather than failing at the end of a long run.
+      if (v.empty()) fail("--json", "expects a file name or -");
+      c.json_path = v; }},
+  OptionSpec{.name = "csv", .group = Group::output, .kind = ValueKind::file, .value_name = "FILE",
+    .help = "append a row of results to FILE (header if new; - for stdout)",
+    .apply = [](Config& c, std::string_view v) {
+      if (v.empty()) fail("--csv", "expects a file name or -");
+      c.csv_path = v; }},
+  OptionSpec{.name = "quiet", .short_name = 'q', .group = Group::output,
+    .help = "no live progress line on stderr", .repeatable = true,
+    .apply = [](Config& c, std::string_view) { c.quiet = true; }},
+
+  // Thresholds. Zero lag would fail every run, so "none" is spelt by leaving the option out.
+  OptionSpec{.name = "max-lag", .group = Group::thresholds, .kind = ValueKind::real,
+    .value_name = "MS", .help = "exit 3 when the p99 lag of the client exceeds MS ms",
+    .apply = [](Config& c, std::string_view v) {
+      const double lag_ms = parse_real("--max-lag", v);
+      if (lag_ms <= 0) fail("--max-lag", "must be greater than 0 (got " + std::string(v) + ")");
+      if (lag_ms > kMaxSeconds * 1000) {
+        fail("--max-lag", "must be at most " + format_g(kMaxSeconds * 1000) + " ms (got " +
+                              std::string(v) + ")");
+      }
+      c.max_lag = to_duration("--max-lag", lag_ms / 1000, v); },
+    .echo_rank = 18, .echo = [](const Config& c, std::string& l) {
+      if (c.max_lag > Duration::zero()) add(l, "--max-lag=" + format_g(to_ms(c.max_lag))); },
+    .json = [](const Config& c, json& j) {
+      j["max_lag_ms"] = c.max_lag > Duration::zero() ? json(to_ms(c.max_lag)) : json(nullptr); }},
+  OptionSpec{.name = "max-error-rate", .group = Group::thresholds, .kind = ValueKind::real,
+    .value_name = "P", .help = "exit 3 when more than P % of the arrivals fail",
+    .apply = [](Config& c, std::string_view v) {
+      const double percent = parse_real("--max-error-rate", v);
+      if (percent < 0 || percent > 100) {
+        fail("--max-error-rate", "must be within 0..100 (got " + std::string(v) + ")");
+      }
+      c.max_error_rate_percent = percent; },
+    .echo_rank = 19, .echo = [](const Config& c, std::string& l) {
+      if (c.max_error_rate_percent >= 0) {
+        add(l, "--max-error-rate=" + format_g(c.max_error_rate_percent));
+      } },
+    .json = [](const Config& c, json& j) {
+      j["max_error_rate_percent"] =
+          c.max_error_rate_percent >= 0 ? json(c.max_error_rate_percent) : json(nullptr); }},
+
+  // Misc
+  OptionSpec{.name = "client", .group = Group::misc, .kind = ValueKind::fraction,
+    .value_name = "I/N", .help = "this is client I of N, 0 <= I < N (default 0/1)",
+    .apply = apply_client,
+    .echo_rank = 4, .echo = [](const Config& c, std::string& l) {
+      add(l, "--client=" + std::to_string(c.client_id) + "/" + std::to_string(c.client_count)); },
+    .json = [](const Config& c, json& j) {
+      j["client"] = {{"id", c.client_id}, {"count", c.client_count}}; }},
+  OptionSpec{.name = "help", .short_name = 'h', .group = Group::misc,
+    .help = "print this help and exit", .repeatable = true},
+  OptionSpec{.name = "version", .short_name = 'V', .group = Group::misc,
+    .help = "print the version and exit", .repeatable = true},
+};
+// clang-format on
+#pragma GCC diagnostic pop
+
+}  // namespace
+
+std::span<const OptionSpec> option_table() {
+  return kOptions;
+}
+
+const OptionSpec* find_option(std::string_view name) {
+  for (const OptionSpec& spec : kOptions) {
+    if (spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+std::string_view group_caption(Group group) {
+  switch (group) {
+    case Group::target:
+      return "Target";
+    case Group::load:
+      return "Load";
+    case Group::request:
+      return "Request";
+    case Group::socket:
+      return "Socket";
+    case Group::output:
+      return "Output";
+    case Group::thresholds:
+      return "Thresholds";
+    case Group::misc:
+      return "Misc";
+  }
+  return "Misc";
+}
+
+}  // namespace rateperf::options

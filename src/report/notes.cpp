@@ -1,0 +1,39 @@
+#include "report/notes.hpp"
+
+#include <cinttypes>
+
+namespace rateperf::report {
+
+void print_notes(const run::Outcome& outcome, std::FILE* out) {
+  const stats::Summary& s = outcome.summary;
+  if (const std::uint64_t n = count_of(s.errors, ErrorKind::fd_unavail); n > 0) {
+    std::fprintf(out,
+                 "rateperf: %" PRIu64
+                 " arrivals found no free descriptor (fd-unavail; the limit "
+                 "is %" PRIu64 ", ulimit -n): the client, not the server, failed them\n",
+                 n, outcome.descriptor_limit);
+  }
+  if (const std::uint64_t n = count_of(s.errors, ErrorKind::addrunavail); n > 0) {
+    std::fprintf(out,
+                 "rateperf: %" PRIu64
+                 " arrivals found no free local port (addrunavail; see "
+                 "net.ipv4.ip_local_port_range): the client, not the server, failed them\n",
+                 n);
+  }
+  if (const std::uint64_t n = count_of(s.errors, ErrorKind::ftab_full); n > 0) {
+    std::fprintf(
+        out, "rateperf: %" PRIu64 " arrivals found the system's file table full (ftab-full)\n", n);
+  }
+  if (outcome.buffer_refusals > 0) {
+    std::fprintf(out, "rateperf: the kernel refused a buffer size on %" PRIu64 " sockets\n",
+                 outcome.buffer_refusals);
+  }
+  if (s.client_limited) {
+    std::fprintf(out,
+                 "rateperf: warning: the client fell behind its schedule (lag p99 %.3f ms, above "
+                 "%.3f ms): the figures measure the client, not the server\n",
+                 s.lag_p99_ms, s.lag_limit_ms);
+  }
+}
+
+}  // namespace rateperf::report

@@ -1,0 +1,155 @@
+#include "run/run.hpp"
+
+#include <sys/resource.h>
+
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/worker.hpp"
+#include "net/endpoint.hpp"
+#include "net/socket_options.hpp"
+#include "options/options.hpp"
+#include "run/limits.hpp"
+#include "run/watcher.hpp"
+#include "workload/workload.hpp"
+
+namespace rateperf::run {
+
+namespace {
+
+// One worker for now; the workers of later runs each take their share of the schedule.
+constexpr std::size_t kWorkers = 1;
+
+double seconds(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
+
+// The wall-clock time, ISO 8601 in UTC with milliseconds, for the exports.
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t whole = std::chrono::system_clock::to_time_t(now);
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
+  std::tm utc{};
+  ::gmtime_r(&whole, &utc);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &utc);
+  char text[48];
+  std::snprintf(text, sizeof text, "%s.%03dZ", date, static_cast<int>(ms.count()));
+  return text;
+}
+
+// Joins the workers' reply-rate samples of one interval: the run's sample is whole once every
+// worker has closed that interval.
+class SampleBoard final : public engine::SampleSink {
+ public:
+  SampleBoard(std::size_t workers, std::function<void(const stats::IntervalSample&)> on_sample)
+      : workers_(workers), on_sample_(std::move(on_sample)) {}
+
+  void sample_taken(std::size_t, const stats::IntervalSample& sample) override {
+    const std::lock_guard lock(mutex_);
+    auto& [count, sum] = pending_[sample.start];
+    if (count == 0) sum = stats::IntervalSample{sample.start, sample.end, 0, 0};
+    sum.replies += sample.replies;
+    sum.errors += sample.errors;
+    if (++count < workers_) return;
+    on_sample_(sum);
+    pending_.erase(sample.start);
+  }
+
+ private:
+  std::size_t workers_;
+  std::function<void(const stats::IntervalSample&)> on_sample_;
+  std::mutex mutex_;
+  std::map<TimePoint, std::pair<std::size_t, stats::IntervalSample>> pending_;
+};
+
+}  // namespace
+
+void prepare_process() {
+  std::signal(SIGPIPE, SIG_IGN);
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  ::sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
+}
+
+Outcome execute(const options::Config& config, const Listeners& listeners) {
+  Outcome outcome;
+  const std::vector<net::Endpoint> endpoints = net::resolve(config.server, config.port);
+  outcome.descriptor_limit = raise_descriptor_limit();
+  warn_if_descriptors_short(config, outcome.descriptor_limit);
+  for (const std::string& warning : net::check_buffer_sizes(
+           endpoints.front().family(), {config.send_buffer_bytes, config.recv_buffer_bytes})) {
+    std::fprintf(stderr, "%s\n", warning.c_str());
+  }
+
+  const workload::Workload work = workload::from_config(config);
+  const auto gauge = std::make_shared<stats::OpenGauge>();
+  std::unique_ptr<SampleBoard> board;
+  if (listeners.on_sample) board = std::make_unique<SampleBoard>(kWorkers, listeners.on_sample);
+  std::vector<std::unique_ptr<engine::Worker>> workers;
+  std::vector<engine::Worker*> watched;
+  for (std::size_t share = 0; share < kWorkers; ++share) {
+    workers.push_back(std::make_unique<engine::Worker>(
+        engine::WorkerSetup{.config = config,
+                            .share = share,
+                            .shares = kWorkers,
+                            .endpoints = endpoints,
+                            .workload = work,
+                            .gauge = gauge,
+                            .samples = board.get(),
+                            .publish_progress = static_cast<bool>(listeners.on_progress)}));
+    watched.push_back(workers.back().get());
+  }
+  Watcher watcher(watched, listeners.on_progress, config.num_conns);
+
+  rusage before{};
+  ::getrusage(RUSAGE_SELF, &before);
+  const std::string start_time_utc = utc_now();
+  const TimePoint start = Clock::now();
+  watcher.start(start);
+  std::vector<engine::WorkerResult> results;
+  for (auto& worker : workers) results.push_back(worker->run(start));
+  watcher.finish();
+  rusage after{};
+  ::getrusage(RUSAGE_SELF, &after);
+  if (listeners.on_end) listeners.on_end();
+
+  // The exact merge: counts and histograms add, samples meet by time, and the peak of open
+  // connections is the shared gauge's.
+  stats::Collector merged(gauge);
+  stats::RunInfo info;
+  info.end = start;
+  bool any_arrival = false;
+  for (const engine::WorkerResult& result : results) {
+    merged.merge(result.collector);
+    info.end = std::max(info.end, result.end);
+    outcome.buffer_refusals += result.buffer_refusals;
+    if (!result.any_arrival) continue;
+    info.first_arrival =
+        any_arrival ? std::min(info.first_arrival, result.first_arrival) : result.first_arrival;
+    info.last_arrival =
+        any_arrival ? std::max(info.last_arrival, result.last_arrival) : result.last_arrival;
+    any_arrival = true;
+  }
+  info.command_line = options::echo_command_line(config);
+  info.start = start;
+  info.cpu_user_s = seconds(after.ru_utime) - seconds(before.ru_utime);
+  info.cpu_system_s = seconds(after.ru_stime) - seconds(before.ru_stime);
+  info.offered_rate_per_s = config.period.sequential() ? 0 : config.period.rate_per_s;
+  info.interrupted = watcher.interrupted();
+  info.verbose = config.verbose > 0;
+  info.start_time_utc = start_time_utc;
+  outcome.summary = stats::summarize(merged, info);
+  return outcome;
+}
+
+}  // namespace rateperf::run

@@ -1,0 +1,101 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include "core/clock.hpp"
+#include "options/config.hpp"
+#include "schedule/arrival.hpp"
+
+namespace rateperf::schedule {
+
+// What starts work: when the next arrival is due, and its intended time. The engine takes due
+// arrivals from it and tells it when an arrival's work has ended; it never asks how the times
+// are made. Pure: no clock of its own.
+class WorkSource {
+ public:
+  virtual ~WorkSource() = default;
+
+  virtual bool done() const = 0;
+  virtual std::uint64_t issued() const = 0;
+  // When the next arrival is due; nullopt while none can be (done, or every slot busy).
+  virtual std::optional<TimePoint> next_due() const = 0;
+  // Takes the next arrival (next_due() must have a time): returns its intended time.
+  virtual TimePoint take() = 0;
+  // The work of one arrival ended at `now` (its connection closed, or it failed to start).
+  virtual void finished(TimePoint now) = 0;
+  // Ends the schedule early (SIGINT): done() becomes true, issued() keeps its count.
+  virtual void stop() = 0;
+  // The most arrivals one wake-up may start: open loop, a bounded burst (a client far behind
+  // its schedule still reads replies between bursts); closed loop, one per free slot.
+  virtual std::uint64_t burst_limit() const = 0;
+};
+
+// The open loop: arrivals on the ideal timeline, whatever became of the earlier ones.
+class OpenLoop final : public WorkSource {
+ public:
+  // At 50 us per connect, a burst of 128 lasts 6 ms: well past what a client on schedule needs
+  // (a 1 ms wake-up at 20,000 conn/s has 20 due).
+  static constexpr std::uint64_t kMaxBurst = 128;
+
+  explicit OpenLoop(Timeline timeline) : timeline_(std::move(timeline)) {}
+
+  bool done() const override { return timeline_.done(); }
+  std::uint64_t issued() const override { return timeline_.issued(); }
+  std::optional<TimePoint> next_due() const override;
+  TimePoint take() override { return timeline_.take(); }
+  void finished(TimePoint) override {}
+  void stop() override { timeline_.stop(); }
+  std::uint64_t burst_limit() const override { return kMaxBurst; }
+
+ private:
+  Timeline timeline_;
+};
+
+// The closed loop: `slots` arrivals in flight at most; a slot's next arrival is due when its
+// previous one ended (httperf's --rate 0 is one slot), and that is its intended time. All slots
+// are free at the start.
+class ClosedLoop final : public WorkSource {
+ public:
+  ClosedLoop(std::uint64_t slots, std::uint64_t total, TimePoint start);
+
+  bool done() const override { return issued_ >= total_; }
+  std::uint64_t issued() const override { return issued_; }
+  std::optional<TimePoint> next_due() const override;
+  TimePoint take() override;
+  void finished(TimePoint now) override { free_since_.push_back(now); }
+  void stop() override { total_ = issued_; }
+  std::uint64_t burst_limit() const override { return slots_; }
+
+ private:
+  std::uint64_t slots_;
+  std::uint64_t total_;
+  std::uint64_t issued_ = 0;
+  std::deque<TimePoint> free_since_;  // one entry per free slot: the time it became free
+};
+
+// The work source a run's share needs: the open loop on its share of the timeline, or, for
+// httperf's sequential mode (--rate 0), the closed loop of one slot.
+std::unique_ptr<WorkSource> make_work_source(const options::Config& config, TimePoint start,
+                                             std::uint64_t share, std::uint64_t shares);
+
+// Takes, at `now`, every arrival of `source` that is due (at most `limit`), calling
+// `issue(intended)` for each in order: open loop, whatever became of earlier arrivals, and each
+// with its own intended time, so a late wake-up shows as lag and never shifts the schedule.
+// Returns how many were taken: the burst of this wake-up (httperf's "connect burst length").
+template <class F>
+std::uint64_t take_due(WorkSource& source, TimePoint now, F&& issue,
+                       std::uint64_t limit = UINT64_MAX) {
+  std::uint64_t taken = 0;
+  while (taken < limit && !source.done()) {
+    const auto due = source.next_due();
+    if (!due || *due > now) break;
+    issue(source.take());
+    ++taken;
+  }
+  return taken;
+}
+
+}  // namespace rateperf::schedule
