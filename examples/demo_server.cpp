@@ -13,135 +13,38 @@
 // Prints exactly one line "listening on HOST:PORT" on stdout once listening; counters go to
 // stderr on exit (SIGTERM or SIGINT).
 
-#include "demo_options.hpp"
-
 #include <arpa/inet.h>
 #include <event2/event.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <deque>
+#include <exception>
 #include <memory>
-#include <optional>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
+
+#include "demo_connection.hpp"
+#include "demo_options.hpp"
+#include "demo_replies.hpp"
+#include "demo_workers.hpp"
 
 namespace rateperf::demo {
 
-// --- Replies -----------------------------------------------------------------------------------
-
-// The page of seed 002: a template with a small search form, no database behind it.
-constexpr std::string_view search_form_page = R"(<!DOCTYPE html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <title>Search</title>
-  <style>
-    body { font-family: sans-serif; margin: 2em auto; max-width: 40em; }
-    form { display: flex; gap: 0.5em; }
-    input[type=text] { flex: 1; padding: 0.3em; }
-  </style>
-</head>
-<body>
-  <h1>Search</h1>
-  <form action="/search" method="get">
-    <label for="q">Query</label>
-    <input type="text" id="q" name="q" size="40" autofocus>
-    <select name="in">
-      <option value="all">everything</option>
-      <option value="title">titles</option>
-    </select>
-    <input type="submit" value="Search">
-  </form>
-  <p>demo_server: a stand-in for a small Pylons page.</p>
-</body>
-</html>
-)";
-
-// The form page when no size is asked for; otherwise exactly `size` bytes: the page padded with
-// an HTML comment when it is larger, plain filler when it is smaller.
-std::string make_body(std::optional<std::size_t> size) {
-  std::string body(search_form_page);
-  if (!size || *size == body.size()) return body;
-  constexpr std::string_view open = "<!--", close = "-->\n";
-  if (*size < body.size() + open.size() + close.size()) return std::string(*size, 'x');
-  std::string padding(*size - body.size() - open.size() - close.size(), '.');
-  for (std::size_t i = 63; i < padding.size(); i += 64) padding[i] = '\n';
-  return body.append(open).append(padding).append(close);
-}
-
-std::string make_reply(int status, std::string_view reason, const std::string& body,
-                       bool with_body) {
-  std::string reply = "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason) +
-                      "\r\n"
-                      "Server: rateperf-demo\r\n"
-                      "Content-Type: text/html; charset=utf-8\r\n"
-                      "Content-Length: " +
-                      std::to_string(body.size()) +
-                      "\r\n"
-                      "Connection: close\r\n\r\n";
-  if (with_body) reply += body;
-  return reply;
-}
-
-// --- Server ------------------------------------------------------------------------------------
-
-struct EventDeleter {
-  void operator()(event* ev) const { event_free(ev); }
-};
-struct EventBaseDeleter {
-  void operator()(event_base* base) const { event_base_free(base); }
-};
-using EventPtr = std::unique_ptr<event, EventDeleter>;
-using EventBasePtr = std::unique_ptr<event_base, EventBaseDeleter>;
-
 // A request is read up to its blank line; a larger header block gets 400 and is closed.
 constexpr std::size_t max_request_bytes = 8192;
-
-class Server;
-
-enum class State { reading, queued, serving, writing };
-
-// One accepted connection. Owned by Server::connections_; lives on the loop thread. While it is
-// queued its read event stays armed, so that a client that gives up is noticed and dropped.
-struct Connection {
-  Server* server = nullptr;
-  int fd = -1;
-  State state = State::reading;
-  std::string request;
-  const std::string* reply = nullptr;  // points at one of the server's pre-rendered replies
-  std::size_t written = 0;
-  std::chrono::steady_clock::time_point queued_at;  // when the request joined the queue
-  EventPtr read_event;
-  EventPtr write_event;
-
-  ~Connection() {
-    read_event.reset();
-    write_event.reset();
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-// A virtual worker: busy for service_ms with one connection.
-struct Slot {
-  Server* server = nullptr;
-  Connection* connection = nullptr;
-  std::chrono::steady_clock::time_point done_at;  // when the current request's service ends
-  EventPtr timer;
-};
 
 struct Counters {
   std::uint64_t accepted = 0, served = 0, shed = 0, dropped = 0, bad = 0, failed = 0;
@@ -154,7 +57,8 @@ class Server {
     listen_event_.reset();
     if (listen_fd_ >= 0) ::close(listen_fd_);
   }
-  // Events hold pointers to the server, its slots and its connections: it never moves.
+  // Events hold pointers to the server and its connections, and the workers call back into it:
+  // it never moves.
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
@@ -180,10 +84,6 @@ class Server {
     auto* connection = static_cast<Connection*>(c);
     connection->server->write_to(*connection);
   }
-  static void on_service_done(evutil_socket_t, short, void* s) {
-    auto* slot = static_cast<Slot*>(s);
-    slot->server->finish_service(*slot);
-  }
 
   void listen_on(const Options& options);
   void accept_all();
@@ -191,14 +91,11 @@ class Server {
   void pause_accepting();
   void read_from(Connection& connection);
   void request_complete(Connection& connection);
-  void start_service(Slot& slot, Connection& connection,
-                     std::chrono::steady_clock::time_point start);
-  void finish_service(Slot& slot);
+  void answer(Connection& connection);
   void start_reply(Connection& connection, const std::string& reply);
   void write_to(Connection& connection);
   void close(Connection& connection);
   void reset(Connection& connection);
-  Slot* free_slot();
 
   EventBasePtr base_;
   int listen_fd_ = -1;
@@ -206,13 +103,10 @@ class Server {
   EventPtr listen_event_;
   EventPtr resume_event_;
   std::vector<EventPtr> signal_events_;
-  std::chrono::microseconds service_time_;
-  std::size_t queue_limit_;
   int shed_pause_ms_;
   bool accept_paused_ = false;
   std::string reply_ok_, reply_ok_head_, reply_bad_;
-  std::vector<Slot> slots_;
-  std::deque<Connection*> queue_;
+  WorkerPool workers_;
   std::unordered_map<int, std::unique_ptr<Connection>> connections_;
   Counters counters_;
 };
@@ -223,28 +117,25 @@ class Server {
 EventBasePtr make_precise_base() {
   std::unique_ptr<event_config, decltype(&event_config_free)> config(event_config_new(),
                                                                      event_config_free);
-  if (!config) return nullptr;
-  event_config_set_flag(config.get(), EVENT_BASE_FLAG_PRECISE_TIMER);
-  return EventBasePtr(event_base_new_with_config(config.get()));
+  EventBasePtr base;
+  if (config) {
+    event_config_set_flag(config.get(), EVENT_BASE_FLAG_PRECISE_TIMER);
+    base.reset(event_base_new_with_config(config.get()));
+  }
+  if (!base) throw std::runtime_error("event_base_new failed");
+  return base;
 }
 
 Server::Server(const Options& options)
     : base_(make_precise_base()),
-      service_time_(std::chrono::milliseconds(options.service_ms)),
-      queue_limit_(options.queue),
-      shed_pause_ms_(options.shed_pause_ms) {
-  if (!base_) throw std::runtime_error("event_base_new failed");
+      shed_pause_ms_(options.shed_pause_ms),
+      workers_(base_.get(), options.workers, std::chrono::milliseconds(options.service_ms),
+               options.queue, [this](Connection& connection) { answer(connection); }) {
   const std::string body = make_body(options.body_bytes);
   reply_ok_ = make_reply(200, "OK", body, true);
   reply_ok_head_ = make_reply(200, "OK", body, false);
   reply_bad_ = make_reply(400, "Bad Request", "<h1>400 Bad Request</h1>\n", true);
 
-  // The slots never move after this: their timers hold pointers to them.
-  slots_.resize(static_cast<std::size_t>(options.workers));
-  for (Slot& slot : slots_) {
-    slot.server = this;
-    slot.timer.reset(evtimer_new(base_.get(), on_service_done, &slot));
-  }
   for (int signal_number : {SIGINT, SIGTERM}) {
     signal_events_.emplace_back(evsignal_new(base_.get(), signal_number, on_signal, base_.get()));
     event_add(signal_events_.back().get(), nullptr);
@@ -353,7 +244,7 @@ void Server::read_from(Connection& connection) {
           break;
         case State::queued:
           ++counters_.dropped;
-          queue_.erase(std::find(queue_.begin(), queue_.end(), &connection));
+          workers_.withdraw(connection);
           close(connection);
           break;
         case State::serving:
@@ -386,54 +277,18 @@ void Server::read_from(Connection& connection) {
 }
 
 void Server::request_complete(Connection& connection) {
-  if (Slot* slot = free_slot()) {
-    start_service(*slot, connection, std::chrono::steady_clock::now());
-  } else if (queue_limit_ == 0 || queue_.size() < queue_limit_) {
-    connection.state = State::queued;
-    connection.queued_at = std::chrono::steady_clock::now();
-    queue_.push_back(&connection);
-  } else {
+  if (!workers_.admit(connection)) {
     ++counters_.shed;
     reset(connection);
     pause_accepting();
   }
 }
 
-Slot* Server::free_slot() {
-  for (Slot& slot : slots_) {
-    if (slot.connection == nullptr) return &slot;
-  }
-  return nullptr;
-}
-
-// A busy worker starts its next request the moment the previous one ends (`start` is that
-// moment, or when the request arrived if that is later), not when the loop got round to noticing:
-// otherwise every timer's wake-up latency would add to the service time and the capacity would fall
-// short of what the options say.
-void Server::start_service(Slot& slot, Connection& connection,
-                           std::chrono::steady_clock::time_point start) {
-  connection.state = State::serving;
-  slot.connection = &connection;
-  slot.done_at = start + service_time_;
-  const auto delay = std::max(std::chrono::duration_cast<std::chrono::microseconds>(
-                                  slot.done_at - std::chrono::steady_clock::now()),
-                              std::chrono::microseconds(0));
-  const timeval timeout{static_cast<time_t>(delay.count() / 1000000),
-                        static_cast<suseconds_t>(delay.count() % 1000000)};
-  evtimer_add(slot.timer.get(), &timeout);
-}
-
-void Server::finish_service(Slot& slot) {
-  Connection& connection = *slot.connection;
-  slot.connection = nullptr;
+// A worker is done with the request: its reply goes out, without the body for HEAD.
+void Server::answer(Connection& connection) {
   event_del(connection.read_event.get());
   const bool head = connection.request.starts_with("HEAD ");
   start_reply(connection, head ? reply_ok_head_ : reply_ok_);
-  if (!queue_.empty()) {
-    Connection* next = queue_.front();
-    queue_.pop_front();
-    start_service(slot, *next, std::max(slot.done_at, next->queued_at));
-  }
 }
 
 void Server::start_reply(Connection& connection, const std::string& reply) {

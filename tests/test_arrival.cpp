@@ -295,14 +295,14 @@ TEST_SUITE("arrival") {
       CHECK(loop.take() == kStart);
     }
     CHECK_FALSE(loop.next_due().has_value());
-    loop.finished(kStart + 5ms);
-    loop.finished(kStart + 2ms);
+    CHECK(loop.finished(kStart + 5ms));
+    CHECK(loop.finished(kStart + 2ms));
     // Slots come back in the order their arrivals finished; each next one is due then.
     CHECK(loop.take() == kStart + 5ms);
     CHECK(loop.take() == kStart + 2ms);
     CHECK(loop.done());
     CHECK(loop.issued() == 5);
-    loop.finished(kStart + 9ms);
+    CHECK_FALSE(loop.finished(kStart + 9ms));  // done: no slot to free
     CHECK_FALSE(loop.next_due().has_value());
   }
 }

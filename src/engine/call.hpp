@@ -1,8 +1,9 @@
 #pragma once
 
+#include <array>
 #include <cassert>
 #include <cstddef>
-#include <vector>
+#include <cstdint>
 
 #include "core/clock.hpp"
 
@@ -17,28 +18,29 @@ struct Call {
 
 // The calls of a connection in flight, oldest first: a request being written or written, its
 // reply not yet complete. Replies come in the order the requests went, so the front call owns
-// the bytes being read. A ring of fixed capacity (the most calls a connection has in flight),
-// allocated once per pooled connection.
+// the bytes being read. A ring of `Capacity` calls (the most a connection has in flight) kept
+// inside the pooled connection: no allocation.
+template <std::size_t Capacity>
 class CallQueue {
  public:
-  explicit CallQueue(std::size_t capacity) : ring_(capacity) { assert(capacity > 0); }
+  static_assert(Capacity > 0 && Capacity < 256);
 
   bool empty() const { return size_ == 0; }
-  bool full() const { return size_ == ring_.size(); }
+  bool full() const { return size_ == Capacity; }
   std::size_t size() const { return size_; }
   Call& front() { return ring_[head_]; }
-  Call& at(std::size_t i) { return ring_[(head_ + i) % ring_.size()]; }
+  Call& at(std::size_t i) { return ring_[(head_ + i) % Capacity]; }
 
   Call& push() {
     assert(!full());
-    Call& call = ring_[(head_ + size_) % ring_.size()];
+    Call& call = ring_[(head_ + size_) % Capacity];
     call = Call{};
     ++size_;
     return call;
   }
   void pop() {
     assert(!empty());
-    head_ = (head_ + 1) % ring_.size();
+    head_ = static_cast<std::uint8_t>((head_ + 1) % Capacity);
     --size_;
   }
   void clear() {
@@ -47,9 +49,9 @@ class CallQueue {
   }
 
  private:
-  std::vector<Call> ring_;
-  std::size_t head_ = 0;
-  std::size_t size_ = 0;
+  std::array<Call, Capacity> ring_{};
+  std::uint8_t head_ = 0;
+  std::uint8_t size_ = 0;
 };
 
 }  // namespace rateperf::engine

@@ -25,13 +25,10 @@ ErrorKind parse_error_kind(http::ParseError error) {
   return ErrorKind::parse_other;
 }
 
-// Calls in flight on one connection: one until pipelining lands.
-constexpr std::size_t kCallsInFlight = 1;
-
 }  // namespace
 
 Connection::Connection(ConnectionContext& context)
-    : context_(context), transport_(context.make_transport()), calls_(kCallsInFlight) {
+    : context_(context), tcp_(context.buffer_sizes) {
   watchdog_.bind<&Connection::on_watchdog>(*this);
 }
 
@@ -48,14 +45,14 @@ void Connection::start(TimePoint intended, TimePoint now) {
   unsent_ = 0;
   parser_.reset(context_.workload.replies_have_no_body);
 
-  const net::IoResult opened = transport_->connect(context_.endpoint);
-  if (!transport_->is_open()) {
+  const net::IoResult opened = transport_.connect(context_.endpoint);
+  if (!transport_.is_open()) {
     // No socket, so no connection: the arrival itself ends with this error.
     context_.collector.error(net::error_from_errno(opened.error));
     context_.owner.connection_ended(*this, now);
     return;
   }
-  if (transport_->options_refused()) ++context_.buffer_refusals;
+  if (transport_.options_refused()) ++context_.buffer_refusals;
   context_.collector.connecting();
   if (context_.timeout > Duration::zero())
     context_.loop.schedule(watchdog_, now + context_.timeout);
@@ -78,7 +75,7 @@ void Connection::register_events(bool want_write) {
   if (event_added_) event_del(&event_);
   const short events =
       static_cast<short>((want_write ? EV_READ | EV_WRITE : EV_READ) | EV_ET | EV_PERSIST);
-  event_assign(&event_, context_.loop.base(), transport_->fd(), events, &Connection::on_event,
+  event_assign(&event_, context_.loop.base(), transport_.fd(), events, &Connection::on_event,
                this);
   event_add(&event_, nullptr);
   event_added_ = true;
@@ -111,7 +108,7 @@ bool Connection::flush(TimePoint now) {
   while (unsent_ < calls_.size()) {
     Call& call = calls_.at(unsent_);
     while (call.sent_bytes < request.size()) {
-      const net::IoResult wrote = transport_->write(request.data() + call.sent_bytes,
+      const net::IoResult wrote = transport_.write(request.data() + call.sent_bytes,
                                                     request.size() - call.sent_bytes, now);
       if (wrote.status == net::IoStatus::failed) {
         fail(net::error_from_errno(wrote.error), now);
@@ -137,7 +134,7 @@ bool Connection::flush(TimePoint now) {
 void Connection::on_readable(TimePoint now) {
   const std::span<char> buffer = context_.read_buffer;
   for (;;) {
-    const net::IoResult got = transport_->read(buffer.data(), buffer.size(), now);
+    const net::IoResult got = transport_.read(buffer.data(), buffer.size(), now);
     switch (got.status) {
       case net::IoStatus::done:
         if (take_bytes(buffer.data(), got.bytes, got.at)) return;
@@ -206,16 +203,15 @@ bool Connection::reply_done(TimePoint now) {
   const bool keep_alive = parser_.keep_alive();
   calls_.pop();
   --unsent_;
-  parser_.reset(context_.workload.replies_have_no_body);
-  // The next call, on a connection the server keeps open; otherwise the connection is done.
-  if (calls_.empty() && keep_alive && calls_started_ < context_.workload.calls_per_connection) {
-    return !start_call(now);
-  }
-  if (calls_.empty()) {
+  const bool more_calls = calls_started_ < context_.workload.calls_per_connection;
+  if (calls_.empty() && !(keep_alive && more_calls)) {
     close_and_release(now);
     return true;
   }
-  return false;
+  // The next reply on this connection: a call in flight, or the next one, on a connection the
+  // server keeps open.
+  parser_.reset(context_.workload.replies_have_no_body);
+  return calls_.empty() && !start_call(now);
 }
 
 void Connection::touch(TimePoint now) {
@@ -243,8 +239,8 @@ void Connection::close_and_release(TimePoint now) {
     event_added_ = false;
   }
   context_.loop.cancel(watchdog_);
-  if (transport_->is_open()) {
-    transport_->close();
+  if (transport_.is_open()) {
+    transport_.close();
     context_.collector.connection_closed(now - connect_start_, replies_);
   }
   calls_.clear();

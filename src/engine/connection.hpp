@@ -10,6 +10,7 @@
 #include "engine/context.hpp"
 #include "engine/timer.hpp"
 #include "http/response_parser.hpp"
+#include "net/tcp_transport.hpp"
 #include "net/transport.hpp"
 
 namespace rateperf::engine {
@@ -22,6 +23,9 @@ namespace rateperf::engine {
 // only on the worker's thread, through the narrow ConnectionContext it is given.
 class Connection {
  public:
+  // Calls in flight on one connection: one until pipelining lands.
+  static constexpr std::size_t kCallsInFlight = 1;
+
   explicit Connection(ConnectionContext& context);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -33,7 +37,7 @@ class Connection {
   // Ends the connection now with `kind` (a stopped run's last open connections).
   void abort(ErrorKind kind, TimePoint now) { fail(kind, now); }
 
-  bool open() const { return transport_->is_open(); }
+  bool open() const { return transport_.is_open(); }
 
   Connection* next_free = nullptr;  // the owner's free list
 
@@ -55,7 +59,10 @@ class Connection {
   void close_and_release(TimePoint now);
 
   ConnectionContext& context_;
-  std::unique_ptr<net::Transport> transport_;
+  // Plain TCP, kept inside the pooled connection; the connection only uses it through the
+  // Transport interface, so that another transport (TLS) can take its place.
+  net::TcpTransport tcp_;
+  net::Transport& transport_ = tcp_;
   Timer watchdog_;
   event event_{};
   bool event_added_ = false;
@@ -64,7 +71,7 @@ class Connection {
   TimePoint connect_start_{};
   std::uint64_t calls_started_ = 0;  // calls of this connection so far
   std::uint32_t replies_ = 0;
-  CallQueue calls_;
+  CallQueue<kCallsInFlight> calls_;
   std::size_t unsent_ = 0;  // index in calls_ of the first call not wholly written
   http::ResponseParser parser_;
 };

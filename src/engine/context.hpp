@@ -1,13 +1,11 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <span>
 
 #include "core/clock.hpp"
 #include "net/endpoint.hpp"
-#include "net/transport.hpp"
+#include "net/socket_options.hpp"
 #include "stats/collector.hpp"
 #include "workload/workload.hpp"
 
@@ -36,8 +34,7 @@ struct ConnectionContext {
   std::span<char> read_buffer;  // shared by the worker's connections: reads are consumed at once
   Duration timeout{};           // the inactivity watchdog; zero: none
   Duration think_timeout{};     // added while a reply has not started
-  // Makes the transport of a new pooled connection (plain TCP for now).
-  std::function<std::unique_ptr<net::Transport>()> make_transport;
+  const net::BufferSizes& buffer_sizes;  // --send-buffer, --recv-buffer for each socket
   std::uint64_t& buffer_refusals;  // sockets on which the kernel refused a buffer size
   ConnectionOwner& owner;
 };

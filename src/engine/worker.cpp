@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "net/tcp_transport.hpp"
 
 namespace rateperf::engine {
 
@@ -26,6 +25,7 @@ Worker::Worker(const WorkerSetup& setup)
       shares_(setup.shares),
       samples_(setup.samples),
       publish_progress_(setup.publish_progress),
+      buffer_sizes_{setup.config.send_buffer_bytes, setup.config.recv_buffer_bytes},
       read_buffer_(kReadBufferBytes),
       result_{stats::Collector(setup.gauge)},
       context_{.loop = loop_,
@@ -35,11 +35,7 @@ Worker::Worker(const WorkerSetup& setup)
                .read_buffer = read_buffer_,
                .timeout = setup.config.timeout,
                .think_timeout = setup.config.think_timeout,
-               .make_transport =
-                   [buffers = net::BufferSizes{setup.config.send_buffer_bytes,
-                                               setup.config.recv_buffer_bytes}] {
-                     return std::make_unique<net::TcpTransport>(buffers);
-                   },
+               .buffer_sizes = buffer_sizes_,
                .buffer_refusals = result_.buffer_refusals,
                .owner = *this} {
   stop_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -221,9 +217,8 @@ void Worker::connection_ended(Connection& connection, TimePoint now) {
   connection.next_free = free_;
   free_ = &connection;
   // A closed loop's slot is free again: its next arrival is due now.
-  source_->finished(now);
-  if (const auto due = source_->next_due(); due && !arrival_timer_.armed()) {
-    loop_.schedule(arrival_timer_, *due);
+  if (source_->finished(now) && !arrival_timer_.armed()) {
+    if (const auto due = source_->next_due()) loop_.schedule(arrival_timer_, *due);
   }
   maybe_finish(now);
 }

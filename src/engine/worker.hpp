@@ -106,6 +106,7 @@ class Worker final : private ConnectionOwner {
   TimePoint start_{};
   TimePoint last_sample_at_{};
 
+  net::BufferSizes buffer_sizes_;
   std::vector<char> read_buffer_;
   WorkerResult result_;
   ConnectionContext context_;

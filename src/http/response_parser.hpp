@@ -69,9 +69,11 @@ class ResponseParser {
 
   void start_message();
   ParseError classify(http_errno err) const;
+  static http_parser_settings make_settings();
+
+  static const http_parser_settings kSettings;
 
   http_parser parser_{};
-  http_parser_settings settings_{};
   Pause pause_ = Pause::none;
   bool head_request_ = false;
   bool interim_ = false;          // the message being parsed is a 1xx to skip

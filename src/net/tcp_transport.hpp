@@ -10,7 +10,8 @@ namespace rateperf::net {
 // write (or read) fail with the socket's pending error.
 class TcpTransport final : public Transport {
  public:
-  explicit TcpTransport(BufferSizes buffers) : buffers_(buffers) {}
+  // `buffers` outlives the transport (one for a worker's connections).
+  explicit TcpTransport(const BufferSizes& buffers) : buffers_(buffers) {}
   ~TcpTransport() override;
   TcpTransport(const TcpTransport&) = delete;
   TcpTransport& operator=(const TcpTransport&) = delete;
@@ -25,7 +26,7 @@ class TcpTransport final : public Transport {
   bool options_refused() const override { return options_refused_; }
 
  private:
-  BufferSizes buffers_;
+  const BufferSizes& buffers_;
   int fd_ = -1;
   bool connected_ = false;
   bool options_refused_ = false;

@@ -14,6 +14,12 @@ ClosedLoop::ClosedLoop(std::uint64_t slots, std::uint64_t total, TimePoint start
   assert(slots > 0);
 }
 
+bool ClosedLoop::finished(TimePoint now) {
+  if (done()) return false;
+  free_since_.push_back(now);
+  return true;
+}
+
 std::optional<TimePoint> ClosedLoop::next_due() const {
   if (done() || free_since_.empty()) return std::nullopt;
   return free_since_.front();

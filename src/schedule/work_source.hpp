@@ -25,7 +25,8 @@ class WorkSource {
   // Takes the next arrival (next_due() must have a time): returns its intended time.
   virtual TimePoint take() = 0;
   // The work of one arrival ended at `now` (its connection closed, or it failed to start).
-  virtual void finished(TimePoint now) = 0;
+  // Returns true when that made an arrival due (a closed loop's slot is free again).
+  virtual bool finished(TimePoint now) = 0;
   // Ends the schedule early (SIGINT): done() becomes true, issued() keeps its count.
   virtual void stop() = 0;
   // The most arrivals one wake-up may start: open loop, a bounded burst (a client far behind
@@ -46,7 +47,7 @@ class OpenLoop final : public WorkSource {
   std::uint64_t issued() const override { return timeline_.issued(); }
   std::optional<TimePoint> next_due() const override;
   TimePoint take() override { return timeline_.take(); }
-  void finished(TimePoint) override {}
+  bool finished(TimePoint) override { return false; }
   void stop() override { timeline_.stop(); }
   std::uint64_t burst_limit() const override { return kMaxBurst; }
 
@@ -65,7 +66,7 @@ class ClosedLoop final : public WorkSource {
   std::uint64_t issued() const override { return issued_; }
   std::optional<TimePoint> next_due() const override;
   TimePoint take() override;
-  void finished(TimePoint now) override { free_since_.push_back(now); }
+  bool finished(TimePoint now) override;
   void stop() override { total_ = issued_; }
   std::uint64_t burst_limit() const override { return slots_; }
 

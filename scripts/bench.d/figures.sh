@@ -1,0 +1,55 @@
+# scripts/bench: figures over the repetitions, and the table's rows; sourced. Each measurement
+# appends one value per repetition to $out/values/NAME (NAME ends in the tool: _rateperf,
+# _baseline, _httperf); the table prints the median and min..max.
+# shellcheck shell=bash
+
+# record NAME VALUE: one repetition's value ("?" when the run had none; it is left out).
+record() { echo "$2" >>"$out/values/$1"; }
+
+# median NAME [DIGITS]: "median (min..max)" of the recorded values, or "n/a".
+median() {
+  local file=$out/values/$1
+  [[ -s $file ]] || { echo "n/a"; return; }
+  grep -v '^?$' "$file" | sort -g | awk -v digits="${2:-1}" '
+    { v[NR] = $1 }
+    END {
+      if (NR == 0) { print "n/a"; exit }
+      m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+      f = "%." digits "f"
+      if (NR == 1) printf f "\n", m
+      else printf f " (" f ".." f ")\n", m, v[1], v[NR]
+    }'
+}
+# value NAME: the bare median, for ratios.
+value() {
+  local file=$out/values/$1
+  [[ -s $file ]] || { echo ""; return; }
+  grep -v '^?$' "$file" | sort -g | awk '{ v[NR] = $1 } END {
+    if (NR) printf "%.9g\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# ratio NAME NAME: the ratio of the two medians, "n/a" when either is missing or the second is 0.
+ratio() {
+  local a b
+  a=$(value "$1"); b=$(value "$2")
+  if [[ -z $a || -z $b ]]; then echo "n/a"; return; fi
+  awk -v a="$a" -v b="$b" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f\n", a / b }'
+}
+
+# row FIGURE RATEPERF BASELINE HTTPERF WRK RATEPERF/BASELINE RATEPERF/HTTPERF RATEPERF/WRK TARGET:
+# one row of the table; the baseline's two columns only with --baseline.
+row() {
+  if [[ -n $baseline ]]; then
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$@"
+  else
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$4" "$5" "$7" "$8" "$9"
+  fi
+}
+
+# tool_row FIGURE NAME DIGITS WRK RATEPERF/WRK TARGET: the row of a figure recorded for every
+# tool as NAME_rateperf, NAME_baseline and NAME_httperf.
+tool_row() {
+  local name=$2 digits=$3
+  row "$1" "$(median "${name}_rateperf" "$digits")" "$(median "${name}_baseline" "$digits")" \
+    "$(median "${name}_httperf" "$digits")" "$4" "$(ratio "${name}_rateperf" "${name}_baseline")" \
+    "$(ratio "${name}_rateperf" "${name}_httperf")" "$5" "$6"
+}

@@ -1,0 +1,56 @@
+# scripts/bench: the server every client measures, and the port each run connects to; sourced.
+# shellcheck shell=bash
+
+# nginx listens on nports consecutive ports from port0; run after run, next_port takes the next
+# one, so that a port comes round again only after nports runs (more than TIME_WAIT's 60 s).
+nports=64
+port_index=0
+next_port() { port=$((port0 + port_index % nports)); port_index=$((port_index + 1)); }
+
+# start_nginx: our own nginx, one process pinned to CPU 1, serving ok.txt ("ok\n") on nports
+# free ports; stopped by its PID (server_stop_all) on exit.
+start_nginx() {
+  local try listens p dir=$work/nginx
+  mkdir -p "$dir/www" "$dir/tmp"
+  printf 'ok\n' >"$dir/www/ok.txt"
+  for try in 1 2 3 4 5; do
+    port0=$(ports_free_run "$nports")
+    [[ -n $port0 ]] || continue
+    listens=
+    for ((p = port0; p < port0 + nports; p++)); do
+      listens+="    listen 127.0.0.1:$p backlog=4096;"$'\n'
+    done
+    port=$port0
+    cat >"$dir/nginx.conf" <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+worker_rlimit_nofile 20000;
+error_log $dir/error.log warn;
+pid $dir/nginx.pid;
+events { worker_connections 20000; }
+http {
+  access_log off;
+  client_body_temp_path $dir/tmp;
+  proxy_temp_path $dir/tmp;
+  fastcgi_temp_path $dir/tmp;
+  uwsgi_temp_path $dir/tmp;
+  scgi_temp_path $dir/tmp;
+  server {
+$listens    root $dir/www;
+  }
+}
+EOF
+    server_start "$dir/stderr" taskset -c 1 nginx -p "$dir" -c "$dir/nginx.conf"
+    # Our own nginx must be the one answering: its pid file names it.
+    if server_wait_http --pid "$server_pid" --seconds 5 --status 200 "$port" /ok.txt &&
+       [[ $(cat "$dir/nginx.pid" 2>/dev/null) == "$server_pid" ]]; then
+      log "nginx (pid $server_pid) on 127.0.0.1:$port0-$((port0 + nports - 1)), CPU 1 (attempt $try)"
+      return 0
+    fi
+    server_stop "$server_pid"
+  done
+  echo "bench: nginx did not start:" >&2
+  cat "$dir/stderr" >&2
+  exit 1
+}

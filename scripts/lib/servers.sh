@@ -1,0 +1,74 @@
+# Servers the scripts start themselves: started in the background, waited for until they answer
+# HTTP, and stopped by their PID (never by name: other copies on the machine are not ours);
+# sourced. A script calls server_stop_all from its EXIT trap.
+# shellcheck shell=bash
+
+server_pids=()  # every server started and not yet stopped
+server_pid=     # the last one started
+
+# server_start LOG CMD...: runs CMD in the background with its output in LOG; sets server_pid.
+server_start() {
+  local log=$1
+  shift
+  "$@" >"$log" 2>&1 &
+  server_pid=$!
+  server_pids+=("$server_pid")
+}
+
+# server_wait_http [--status N] [--pid PID] [--seconds S] PORT URI: waits until 127.0.0.1:PORT
+# answers GET URI with a status line (with --status, that status), at most S seconds (default
+# 20), and fails early when the process PID has exited.
+server_wait_http() {
+  local status='' pid='' seconds=20
+  while [[ $1 == --* ]]; do
+    case $1 in
+      --status) status=$2 ;;
+      --pid) pid=$2 ;;
+      --seconds) seconds=$2 ;;
+      *) echo "server_wait_http: unknown option $1" >&2; return 2 ;;
+    esac
+    shift 2
+  done
+  python3 - "$1" "$2" "$status" "$pid" "$seconds" <<'EOF'
+import os, socket, sys, time
+port, uri, status, pid, seconds = sys.argv[1:]
+deadline = time.monotonic() + float(seconds)
+while time.monotonic() < deadline:
+    try:
+        with socket.create_connection(("127.0.0.1", int(port)), timeout=2) as s:
+            s.sendall(("GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" % uri).encode())
+            line = s.recv(64)
+        if line.startswith(b"HTTP/") and (not status or line.split(b" ")[1:2] == [status.encode()]):
+            sys.exit(0)
+    except OSError:
+        pass
+    if pid:
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            sys.exit(1)
+    time.sleep(0.1)
+sys.exit(1)
+EOF
+}
+
+# server_stop PID: stops one server (TERM, then KILL after 5 s) and reaps it.
+server_stop() {
+  local pid=$1 i rest=()
+  for i in "${server_pids[@]}"; do [[ $i == "$pid" ]] || rest+=("$i"); done
+  server_pids=(${rest[@]+"${rest[@]}"})
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < 50; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+# server_stop_all: stops every server started and not yet stopped.
+server_stop_all() {
+  local pid
+  for pid in ${server_pids[@]+"${server_pids[@]}"}; do server_stop "$pid"; done
+  server_pids=()
+}

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "core/clock.hpp"
+#include "options/config.hpp"
+
+namespace rateperf::engine {
+
+// The lateness of the loop's recent timed wake-ups: how long after the wake-up timer's time the
+// loop ran again (this machine's timer slack, interrupt latency and scheduling). Pure: the loop
+// measures, this only keeps the last kWindow samples and answers quantiles of them.
+class LatenessTracker {
+ public:
+  static constexpr std::size_t kWindow = 256;
+  // Before any sample: the median wake-up lateness measured on this project's machines.
+  static constexpr Duration kAssumed = std::chrono::microseconds(100);
+
+  void record(Duration lateness);
+  std::uint64_t samples() const { return count_; }
+  // The q-quantile (0 < q <= 1) of the window; kAssumed before any sample.
+  Duration quantile(double q) const;
+
+ private:
+  std::array<Duration, kWindow> ring_{};
+  std::uint64_t count_ = 0;
+};
+
+// What one turn of the loop does about its next deadline.
+struct Wait {
+  // true: sleep in epoll_wait until a socket event or the wake-up timer; false: poll the
+  // sockets without sleeping and come back.
+  bool sleep = false;
+  std::optional<TimePoint> wake_at;  // the wake-up timer's time when sleeping; none: no deadline
+};
+
+// The pacing policy of --timing, pure so that a fake clock drives it exactly:
+// - sleep: sleeps until each deadline (the wake-up comes late by the machine's lateness);
+// - spin: never sleeps, polls (a whole core, httperf's way);
+// - hybrid: sleeps until a margin before the deadline, the margin being the p99 of this run's
+//   measured lateness plus 10 us, then polls until the deadline: punctual to the microsecond,
+//   at the cost of polling that margin before every deadline;
+// - auto: polls when the deadline is nearer than twice a typical (median) wake-up lateness,
+//   where a sleep would come back too late anyway, and otherwise sleeps until the median
+//   lateness before it: a wake-up lands on its deadline half the time and a little after it
+//   the rest, for a fraction of hybrid's polling.
+class Pacer {
+ public:
+  explicit Pacer(options::Timing mode) : mode_(mode) {}
+
+  options::Timing mode() const { return mode_; }
+  Wait plan(TimePoint now, std::optional<TimePoint> next) const;
+  // A wake-up by the timer came `lateness` after its time.
+  void woke(Duration lateness);
+  // How long before a deadline the timer is set (zero for sleep and spin).
+  Duration margin() const;
+  // Deadlines nearer than this are polled for, not slept for.
+  Duration poll_below() const;
+  const LatenessTracker& lateness() const { return lateness_; }
+
+ private:
+  options::Timing mode_;
+  LatenessTracker lateness_;
+  // Cached from lateness_ every few samples: quantiles are not read per loop turn.
+  Duration margin_ = LatenessTracker::kAssumed;
+  Duration poll_below_ = LatenessTracker::kAssumed;
+  void update();
+};
+
+}  // namespace rateperf::engine

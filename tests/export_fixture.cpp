@@ -1,0 +1,291 @@
+// The "export" suite's fixed run and the documented JSON fields (see export_fixture.hpp).
+
+#include "export_fixture.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/clock.hpp"
+#include "core/errors.hpp"
+
+namespace rateperf::test {
+
+using options::Config;
+using options::PeriodKind;
+using stats::Summary;
+
+namespace {
+
+void set_error(Summary& s, ErrorKind kind, std::uint64_t n) {
+  s.errors[static_cast<std::size_t>(kind)] = n;
+}
+
+}  // namespace
+
+Summary export_summary() {
+  Summary s;
+  s.command_line = "rateperf --timeout=5 --server=10.0.0.7 --port=8080 --uri=/a?b=c --rate=300";
+  s.start_time_utc = "2024-05-06T07:08:09Z";
+  s.max_burst = 7;
+  s.arrivals = 40000;
+  s.connections = 39999;
+  s.requests = 39990;
+  s.replies = 39980;
+  s.duration_s = 133.45678;
+  s.connection_rate_per_s = 299.72;
+  s.ms_per_connection = 3.33645;
+  s.max_concurrent = 19;
+  s.connection_time = {39981, 0.21, 1.234, 5012.96, 1.5, 25.04};
+  s.connect_avg_ms = 0.13;
+  s.connect_count = 39985;
+  s.replies_per_connection = 0.9991;
+  s.request_rate_per_s = 299.64;
+  s.ms_per_request = 3.3373;
+  s.request_size_avg_bytes = 72;
+  s.reply_rate_min = 280.4;
+  s.reply_rate_avg = 299.61;
+  s.reply_rate_max = 310.2;
+  s.reply_rate_stddev = 6.27;
+  s.reply_rate_samples = 26;
+  s.response_avg_ms = 0.94;
+  s.transfer_avg_ms = 0.02;
+  s.reply_header_avg_bytes = 236;
+  s.reply_content_avg_bytes = 612.3;
+  s.reply_footer_avg_bytes = 0.5;
+  s.reply_total_avg_bytes = 848.8;
+  s.status_classes = {1, 39900, 30, 40, 9};
+  s.cpu_user_s = 1.234;
+  s.cpu_system_s = 2.5;
+  s.cpu_user_percent = 0.92;
+  s.cpu_system_percent = 1.87;
+  s.cpu_total_percent = 2.79;
+  s.net_io_kb_per_s = 247.12;
+  s.net_io_mbit_per_s = 2.02;
+  set_error(s, ErrorKind::client_timo, 3);
+  set_error(s, ErrorKind::socket_timo, 11);
+  set_error(s, ErrorKind::connrefused, 4);
+  set_error(s, ErrorKind::connreset, 5);
+  set_error(s, ErrorKind::fd_unavail, 12);
+  set_error(s, ErrorKind::addrunavail, 1);
+  set_error(s, ErrorKind::ftab_full, 13);
+  set_error(s, ErrorKind::other, 2);
+  set_error(s, ErrorKind::parse_status, 6);
+  set_error(s, ErrorKind::parse_header, 7);
+  set_error(s, ErrorKind::parse_chunk, 8);
+  set_error(s, ErrorKind::parse_other, 9);
+  s.errors_total = 81;
+  s.errors_other_httperf = 32;  // other 2 plus the parse errors 6 + 7 + 8 + 9
+  s.offered_rate_per_s = 300;
+  s.issue_window_s = 133.33;
+  s.issued_rate_per_s = 299.93;
+  s.interrupted = true;
+  s.latency_intended = {39980, 1.26, 2.34, 17.81, 250.47, 5012.96};
+  s.latency_actual = {39979, 1.04, 1.92, 3.61, 48.77, 5011.02};
+  s.connect_time = {39985, 0.11, 0.17, 0.42, 3.08, 1003.2};
+  s.response_time = {39978, 0.87, 1.41, 2.66, 31.39, 4990.12};
+  s.served_within_ms = {1.4, 2.2, 2.6, 4.2, 5.1, 6.4, 8.4, 17.6, 5012.96};
+  s.lag_p50_ms = 0.0123;
+  s.lag_p99_ms = 0.1876;
+  s.lag_max_ms = 12.3456;
+  s.lag_late_arrivals = 14;
+  s.client_limited = true;
+  s.lag_limit_ms = 10;
+  s.samples = {{0, 5, 1490, 298, 1}, {5, 5, 1510, 302, 0}, {10, 2.5, 700, 280, 3}};
+  return s;
+}
+
+Config export_config() {
+  Config c;
+  c.server = "10.0.0.7";
+  c.port = 8080;
+  c.uri = "/a?b=c";
+  c.server_name = "example.test";
+  c.period.kind = PeriodKind::variable;
+  c.period.rate_per_s = 300;
+  c.period.steps = {{from_s(0.01), from_s(2)}, {from_s(0.005), from_s(3)}};
+  c.num_conns = 40000;
+  c.num_calls = 1;
+  c.timeout = from_s(5);
+  c.think_timeout = from_s(0.25);
+  c.method = "HEAD";
+  c.add_headers = {"X-One: 1", "X-Two: 2"};
+  c.http_version = "1.0";
+  c.send_buffer_bytes = 65536;  // recv_buffer left at its default, not given
+  c.client_id = 2;
+  c.client_count = 3;
+  c.seed = 424242;
+  c.verbose = 2;
+  c.max_lag = from_s(0.05);
+  c.max_error_rate_percent = -1;
+  return c;
+}
+
+const std::vector<JsonField>& documented_fields() {
+  static const std::vector<JsonField> fields = {
+      {"/schema_version", JsonType::integer},
+      {"/rateperf_version", JsonType::string},
+      {"/start_time_utc", JsonType::string},
+      {"/command_line", JsonType::string},
+      {"/interrupted", JsonType::boolean},
+      {"/config", JsonType::object},
+      {"/config/server", JsonType::string},
+      {"/config/port", JsonType::integer},
+      {"/config/uri", JsonType::string},
+      {"/config/server_name", JsonType::string},
+      {"/config/rate_per_s", JsonType::number},
+      {"/config/period", JsonType::object},
+      {"/config/period/kind", JsonType::string},
+      {"/config/period/mean_s", JsonType::number},
+      {"/config/period/low_s", JsonType::number},
+      {"/config/period/high_s", JsonType::number},
+      {"/config/period/steps", JsonType::array},
+      {"/config/period/steps[]/gap_s", JsonType::number},
+      {"/config/period/steps[]/length_s", JsonType::number},
+      {"/config/num_conns", JsonType::integer},
+      {"/config/num_calls", JsonType::integer},
+      {"/config/timeout_s", JsonType::number},
+      {"/config/think_timeout_s", JsonType::number},
+      {"/config/method", JsonType::string},
+      {"/config/add_headers", JsonType::array},
+      {"/config/add_headers[]", JsonType::string},
+      {"/config/http_version", JsonType::string},
+      {"/config/send_buffer_bytes", JsonType::number_or_null},
+      {"/config/recv_buffer_bytes", JsonType::number_or_null},
+      {"/config/client", JsonType::object},
+      {"/config/client/id", JsonType::integer},
+      {"/config/client/count", JsonType::integer},
+      {"/config/seed", JsonType::integer},
+      {"/config/verbose", JsonType::integer},
+      {"/config/max_lag_ms", JsonType::number_or_null},
+      {"/config/max_error_rate_percent", JsonType::number_or_null},
+      {"/totals", JsonType::object},
+      {"/totals/arrivals", JsonType::integer},
+      {"/totals/connections", JsonType::integer},
+      {"/totals/requests", JsonType::integer},
+      {"/totals/replies", JsonType::integer},
+      {"/totals/duration_s", JsonType::number},
+      {"/schedule", JsonType::object},
+      {"/schedule/offered_rate_per_s", JsonType::number},
+      {"/schedule/issue_window_s", JsonType::number},
+      {"/schedule/issued_rate_per_s", JsonType::number},
+      {"/schedule/max_burst", JsonType::integer},
+      {"/connection_rate", JsonType::object},
+      {"/connection_rate/per_s", JsonType::number},
+      {"/connection_rate/ms_per_connection", JsonType::number},
+      {"/connection_rate/max_concurrent", JsonType::integer},
+      {"/connection_rate/max_concurrent_is_bound", JsonType::boolean},
+      {"/connection_time", JsonType::object},
+      {"/connection_time/count", JsonType::integer},
+      {"/connection_time/min_ms", JsonType::number},
+      {"/connection_time/avg_ms", JsonType::number},
+      {"/connection_time/max_ms", JsonType::number},
+      {"/connection_time/median_ms", JsonType::number},
+      {"/connection_time/stddev_ms", JsonType::number},
+      {"/connection_time/connect_avg_ms", JsonType::number},
+      {"/connection_time/connect_count", JsonType::integer},
+      {"/connection_length", JsonType::object},
+      {"/connection_length/replies_per_connection", JsonType::number},
+      {"/request_rate", JsonType::object},
+      {"/request_rate/per_s", JsonType::number},
+      {"/request_rate/ms_per_request", JsonType::number},
+      {"/request_size", JsonType::object},
+      {"/request_size/avg_bytes", JsonType::number},
+      {"/reply_rate", JsonType::object},
+      {"/reply_rate/min_per_s", JsonType::number},
+      {"/reply_rate/avg_per_s", JsonType::number},
+      {"/reply_rate/max_per_s", JsonType::number},
+      {"/reply_rate/stddev_per_s", JsonType::number},
+      {"/reply_rate/samples", JsonType::integer},
+      {"/reply_time", JsonType::object},
+      {"/reply_time/response_ms", JsonType::number},
+      {"/reply_time/transfer_ms", JsonType::number},
+      {"/reply_size", JsonType::object},
+      {"/reply_size/header_bytes", JsonType::number},
+      {"/reply_size/content_bytes", JsonType::number},
+      {"/reply_size/footer_bytes", JsonType::number},
+      {"/reply_size/total_bytes", JsonType::number},
+      {"/reply_status", JsonType::object},
+      {"/reply_status/1xx", JsonType::integer},
+      {"/reply_status/2xx", JsonType::integer},
+      {"/reply_status/3xx", JsonType::integer},
+      {"/reply_status/4xx", JsonType::integer},
+      {"/reply_status/5xx", JsonType::integer},
+      {"/cpu", JsonType::object},
+      {"/cpu/user_s", JsonType::number},
+      {"/cpu/system_s", JsonType::number},
+      {"/cpu/user_percent", JsonType::number},
+      {"/cpu/system_percent", JsonType::number},
+      {"/cpu/total_percent", JsonType::number},
+      {"/net_io", JsonType::object},
+      {"/net_io/kb_per_s", JsonType::number},
+      {"/net_io/mbit_per_s", JsonType::number},
+      {"/errors", JsonType::object},
+      {"/errors/total", JsonType::integer},
+      {"/errors/client_timo", JsonType::integer},
+      {"/errors/socket_timo", JsonType::integer},
+      {"/errors/connrefused", JsonType::integer},
+      {"/errors/connreset", JsonType::integer},
+      {"/errors/fd_unavail", JsonType::integer},
+      {"/errors/addrunavail", JsonType::integer},
+      {"/errors/ftab_full", JsonType::integer},
+      {"/errors/other", JsonType::integer},
+      {"/errors/parse_status", JsonType::integer},
+      {"/errors/parse_header", JsonType::integer},
+      {"/errors/parse_chunk", JsonType::integer},
+      {"/errors/parse_other", JsonType::integer},
+      {"/latency_intended", JsonType::object},
+      {"/latency_intended/count", JsonType::integer},
+      {"/latency_intended/p50_ms", JsonType::number},
+      {"/latency_intended/p90_ms", JsonType::number},
+      {"/latency_intended/p99_ms", JsonType::number},
+      {"/latency_intended/p99_9_ms", JsonType::number},
+      {"/latency_intended/max_ms", JsonType::number},
+      {"/latency_actual", JsonType::object},
+      {"/latency_actual/count", JsonType::integer},
+      {"/latency_actual/p50_ms", JsonType::number},
+      {"/latency_actual/p90_ms", JsonType::number},
+      {"/latency_actual/p99_ms", JsonType::number},
+      {"/latency_actual/p99_9_ms", JsonType::number},
+      {"/latency_actual/max_ms", JsonType::number},
+      {"/connect_time", JsonType::object},
+      {"/connect_time/count", JsonType::integer},
+      {"/connect_time/p50_ms", JsonType::number},
+      {"/connect_time/p90_ms", JsonType::number},
+      {"/connect_time/p99_ms", JsonType::number},
+      {"/connect_time/p99_9_ms", JsonType::number},
+      {"/connect_time/max_ms", JsonType::number},
+      {"/response_time", JsonType::object},
+      {"/response_time/count", JsonType::integer},
+      {"/response_time/p50_ms", JsonType::number},
+      {"/response_time/p90_ms", JsonType::number},
+      {"/response_time/p99_ms", JsonType::number},
+      {"/response_time/p99_9_ms", JsonType::number},
+      {"/response_time/max_ms", JsonType::number},
+      {"/served_within_ms", JsonType::object},
+      {"/served_within_ms/50", JsonType::number},
+      {"/served_within_ms/66", JsonType::number},
+      {"/served_within_ms/75", JsonType::number},
+      {"/served_within_ms/80", JsonType::number},
+      {"/served_within_ms/90", JsonType::number},
+      {"/served_within_ms/95", JsonType::number},
+      {"/served_within_ms/98", JsonType::number},
+      {"/served_within_ms/99", JsonType::number},
+      {"/served_within_ms/100", JsonType::number},
+      {"/lag", JsonType::object},
+      {"/lag/p50_ms", JsonType::number},
+      {"/lag/p99_ms", JsonType::number},
+      {"/lag/max_ms", JsonType::number},
+      {"/lag/late_arrivals", JsonType::integer},
+      {"/lag/limit_ms", JsonType::number},
+      {"/lag/client_limited", JsonType::boolean},
+      {"/samples", JsonType::array},
+      {"/samples[]/start_s", JsonType::number},
+      {"/samples[]/length_s", JsonType::number},
+      {"/samples[]/replies", JsonType::integer},
+      {"/samples[]/reply_rate_per_s", JsonType::number},
+      {"/samples[]/errors", JsonType::integer},
+  };
+  return fields;
+}
+
+}  // namespace rateperf::test
