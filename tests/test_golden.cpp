@@ -57,7 +57,7 @@ std::string mask_text(const std::string& report) {
     if (starts("rateperf ")) {
       line = std::regex_replace(line, std::regex(R"(--port=\d+)"), "--port=PORT");
     } else if (starts("Maximum connect burst length") || starts("Connection rate") ||
-               starts("Client lag") || starts(" ")) {
+               starts("Client lag") || starts("Timing:") || starts(" ")) {
       line = std::regex_replace(line, number, "#");
     } else if (!starts("Request size") && !starts("Reply size") && !starts("Connection length")) {
       line = std::regex_replace(line, decimal, "$1#.#");
@@ -78,7 +78,7 @@ void mask_json(nlohmann::json& value, const std::string& key = "") {
     return;
   }
   static const std::regex timing(
-      R"(.*(_ms|_s|_per_s|_percent|_utc|_per_connection|_per_request)$|^(port|command_line|max_burst|max_concurrent|late_arrivals|client_limited|[0-9]+)$)");
+      R"(.*(_ms|_s|_per_s|_percent|_utc|_per_connection|_per_request)$|^(port|command_line|max_burst|max_concurrent|late_arrivals|client_limited|sleeps|polls|timer_arms|timer_wakeups|[0-9]+)$)");
   // The sizes only the bytes decide stay, as do the configuration's numbers.
   static const std::regex kept(
       R"(^(avg_bytes|header_bytes|content_bytes|footer_bytes|total_bytes|timeout_s|think_timeout_s|rate_per_s|mean_s|low_s|high_s|gap_s|max_lag_ms)$)");

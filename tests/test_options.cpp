@@ -329,6 +329,20 @@ TEST_SUITE("options") {
     CHECK_FALSE(contains(echo_command_line(config_of({})), "--max-"));
   }
 
+  TEST_CASE("--timing picks the loop's mode, auto by default, echoed last when not auto") {
+    using rateperf::options::Timing;
+    CHECK(config_of({}).timing == Timing::automatic);
+    CHECK(config_of({"--timing", "auto"}).timing == Timing::automatic);
+    CHECK(config_of({"--timing", "sleep"}).timing == Timing::sleep);
+    CHECK(config_of({"--timing", "hybrid"}).timing == Timing::hybrid);
+    CHECK(config_of({"--timing", "spin"}).timing == Timing::spin);
+    CHECK(echo_command_line(config_of({"--timing", "hybrid", "--max-lag", "1"}))
+              .ends_with(" --max-lag=1 --timing=hybrid"));
+    CHECK_FALSE(contains(echo_command_line(config_of({"--timing", "auto"})), "--timing"));
+    CHECK(usage_error({"--timing", "Auto"}) ==
+          "--timing: expected auto, sleep, hybrid or spin (got 'Auto')");
+  }
+
   TEST_CASE("echo_command_line leaves out the output options, which httperf's line lacks") {
     const std::string plain = echo_command_line(config_of({"--rate", "10"}));
     CHECK(echo_command_line(

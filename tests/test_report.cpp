@@ -87,6 +87,15 @@ Summary distinctive_summary() {
   s.lag_p99_ms = 0.1876;
   s.lag_max_ms = 12.3456;
   s.lag_late_arrivals = 14;
+  s.timing.mode = "hybrid";
+  s.timing.cpu_percent = 2.8;
+  s.timing.sleeps = 40010;
+  s.timing.polls = 2500123;
+  s.timing.timer_arms = 40003;
+  s.timing.timer_wakeups = 39990;
+  s.timing.lateness_p50_ms = 0.0573;
+  s.timing.lateness_p99_ms = 0.1489;
+  s.timing.margin_ms = 0.1591;
   return s;
 }
 
@@ -176,6 +185,7 @@ Response time [ms]: p50 0.9 p90 1.4 p99 2.7 p99.9 31.4 max 4990.1
 Client lag [ms]: p50 0.012 p99 0.188 max 12.346 (14 arrivals more than 1 ms late)
 Offered rate: 300.0 conn/s, issue window 133.330 s (first to last arrival), issued rate 299.9 conn/s
 Test duration: 133.457 s (start to end of the last connection; httperf's rates divide by it)
+Timing: hybrid, CPU 2.8% of a core (sleeps 40010 polls 2500123 timer-arms 40003; wake-up lateness p50 0.057 p99 0.149 ms; margin 0.159 ms)
 )";
     CHECK(format_text(distinctive_summary()) == expected);
   }
@@ -238,7 +248,7 @@ Test duration: 133.457 s (start to end of the last connection; httperf's rates d
     Summary s;
     s.command_line = "rateperf --num-conns=1";
     const auto lines = lines_of(format_text(s));
-    REQUIRE(lines.size() == 32);
+    REQUIRE(lines.size() == 33);
     CHECK(lines[22] == "Errors: fd-unavail 0 addrunavail 0 ftab-full 0 other 0");
     CHECK(lines[23] == "Errors: parse-status 0 parse-header 0 parse-chunk 0 parse-other 0");
     CHECK(lines[24] == "");
@@ -248,7 +258,7 @@ Test duration: 133.457 s (start to end of the last connection; httperf's rates d
     Summary s;
     s.command_line = "rateperf --num-conns=1";
     const auto lines = lines_of(format_text(s));
-    REQUIRE(lines.size() == 32);
+    REQUIRE(lines.size() == 33);
     CHECK(lines[25] ==
           "Reply latency [ms]: p50 0.0 p90 0.0 p99 0.0 p99.9 0.0 max 0.0 (from intended start)");
     CHECK(lines[26] ==
@@ -265,13 +275,14 @@ Test duration: 133.457 s (start to end of the last connection; httperf's rates d
     s.issue_window_s = 12.5;
     s.issued_rate_per_s = 80.1;
     const auto lines = lines_of(format_text(s));
-    REQUIRE(lines.size() == 32);
+    REQUIRE(lines.size() == 33);
     CHECK(lines[30] ==
           "Offered rate: sequential (one connection after another), issue window 12.500 s "
           "(first to last arrival), issued rate 80.1 conn/s");
     CHECK(lines[31] ==
           "Test duration: 133.457 s (start to end of the last connection; httperf's rates "
           "divide by it)");
+    CHECK(lines[32].rfind("Timing: hybrid, CPU 2.8% of a core (sleeps 40010 ", 0) == 0);
   }
 
   TEST_CASE("an interrupted run ends with a line that says so, and only then") {

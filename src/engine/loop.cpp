@@ -31,12 +31,13 @@ EventBasePtr make_base() {
 
 }  // namespace
 
-Loop::Loop() : base_(make_base()), wheel_(TimePoint{}, kWheelTick, kWheelSlots) {
+Loop::Loop(options::Timing timing)
+    : base_(make_base()), wheel_(TimePoint{}, kWheelTick, kWheelSlots), pacer_(timing) {
   // Edge triggered, so it needs no read(): each expiry is a new edge.
   timer_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   if (timer_fd_ < 0) throw std::runtime_error("timerfd_create failed");
-  wakeup_.reset(
-      event_new(base_.get(), timer_fd_, EV_READ | EV_ET | EV_PERSIST, &Loop::on_wakeup, this));
+  wakeup_.reset(event_new(base_.get(), timer_fd_, EV_READ | EV_ET | EV_PERSIST, &Loop::on_wakeup,
+                          this));
   if (!wakeup_) throw std::runtime_error("libevent: cannot create events");
 }
 
@@ -45,9 +46,7 @@ Loop::~Loop() {
   if (timer_fd_ >= 0) ::close(timer_fd_);
 }
 
-void Loop::reset(TimePoint start) {
-  wheel_ = schedule::TimerWheel(start, kWheelTick, kWheelSlots);
-}
+void Loop::reset(TimePoint start) { wheel_ = schedule::TimerWheel(start, kWheelTick, kWheelSlots); }
 
 void Loop::run() {
   // Linux lets a sleeping thread's timers fire up to its "timer slack" late (50 us by default)
@@ -55,8 +54,22 @@ void Loop::run() {
   // slack is the calling thread's own.
   ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   event_add(wakeup_.get(), nullptr);
-  arm_wakeup();
-  if (!stopped_) event_base_dispatch(base_.get());
+  TimePoint now = Clock::now();
+  while (!stopped_) {
+    deferred_ = false;
+    serve(now);
+    if (stopped_) break;
+    const Wait wait = pacer_.plan(now, next_);
+    if (wait.sleep) {
+      if (wait.wake_at) arm(*wait.wake_at);
+      ++figures_.sleeps;
+      event_base_loop(base_.get(), EVLOOP_ONCE);
+    } else {
+      ++figures_.polls;
+      event_base_loop(base_.get(), EVLOOP_NONBLOCK);
+    }
+    now = Clock::now();
+  }
   event_del(wakeup_.get());
 }
 
@@ -67,56 +80,43 @@ void Loop::stop() {
 
 void Loop::on_wakeup(evutil_socket_t, short, void* self) {
   auto* loop = static_cast<Loop*>(self);
-  loop->wakeup_armed_ = false;
-  loop->deferred_ = false;
-  loop->waking_ = true;
-  loop->wake(Clock::now());
-  loop->waking_ = false;
+  if (!loop->armed_) return;
+  loop->armed_ = false;
+  ++loop->figures_.timer_wakeups;
+  // How late the wake-up came, which hybrid and auto learn their margins from.
+  loop->pacer_.woke(Clock::now() - loop->armed_at_);
 }
 
-void Loop::catch_up(TimePoint now) {
-  if (!wakeup_armed_ || now < wakeup_at_ || waking_ || deferred_) return;
-  waking_ = true;
-  wake(now);
-  waking_ = false;
-}
-
-void Loop::wake(TimePoint now) {
+void Loop::serve(TimePoint now) {
+  serving_ = true;
   wheel_.advance(now, [now](schedule::WheelTimer& timer) { static_cast<Timer&>(timer).fire(now); });
-  if (!stopped_) arm_wakeup();
+  next_ = wheel_.next_deadline();
+  serving_ = false;
 }
 
-void Loop::schedule(Timer& timer, TimePoint deadline) {
-  wheel_.schedule(timer, deadline);
-  // Outside a wake-up (which re-arms when it ends), a deadline earlier than the armed one must
-  // move the wake-up forward.
-  if (!waking_ && (!wakeup_armed_ || deadline < wakeup_at_)) arm_wakeup();
-}
-
-void Loop::rearm(Timer& timer, TimePoint deadline) {
-  wheel_.rearm(timer, deadline);
-  if (!waking_ && (!wakeup_armed_ || deadline < wakeup_at_)) arm_wakeup();
-}
-
-void Loop::cancel(Timer& timer) {
-  wheel_.cancel(timer);
-}
-
-void Loop::arm_wakeup() {
-  const auto deadline = wheel_.next_deadline();
+void Loop::arm(TimePoint at) {
+  if (armed_ && armed_at_ <= at) return;
   itimerspec when{};
-  if (deadline) {
-    if (wakeup_armed_ && wakeup_at_ == *deadline) return;
-    // A zero it_value would disarm: a deadline at the clock's epoch is moved by 1 ns.
-    const auto ns = std::max<std::int64_t>(1, deadline->time_since_epoch().count());
-    when.it_value.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
-    when.it_value.tv_nsec = static_cast<long>(ns % 1'000'000'000);
-  } else if (!wakeup_armed_) {
-    return;
-  }
+  // A zero it_value would disarm: a time at the clock's epoch is moved by 1 ns.
+  const auto ns = std::max<std::int64_t>(1, at.time_since_epoch().count());
+  when.it_value.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
+  when.it_value.tv_nsec = static_cast<long>(ns % 1'000'000'000);
   ::timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &when, nullptr);
-  wakeup_armed_ = deadline.has_value();
-  if (deadline) wakeup_at_ = *deadline;
+  ++figures_.timer_arms;
+  armed_ = true;
+  armed_at_ = at;
+}
+
+LoopFigures Loop::figures() const {
+  LoopFigures f = figures_;
+  const LatenessTracker& lateness = pacer_.lateness();
+  if (lateness.samples() > 0) {
+    f.lateness_p50 = lateness.quantile(0.5);
+    f.lateness_p99 = lateness.quantile(0.99);
+  }
+  f.margin = pacer_.margin();
+  f.poll_below = pacer_.poll_below() == Duration::max() ? Duration::zero() : pacer_.poll_below();
+  return f;
 }
 
 }  // namespace rateperf::engine

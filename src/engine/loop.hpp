@@ -1,22 +1,40 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
 #include "core/clock.hpp"
 #include "engine/event.hpp"
+#include "engine/pacing.hpp"
 #include "engine/timer.hpp"
+#include "options/config.hpp"
 #include "schedule/timer_wheel.hpp"
 
 namespace rateperf::engine {
 
+// What the loop's waiting cost and how it went, for the report.
+struct LoopFigures {
+  std::uint64_t sleeps = 0;         // turns that slept in epoll_wait
+  std::uint64_t polls = 0;          // turns that polled without sleeping
+  std::uint64_t timer_arms = 0;     // timerfd_settime calls
+  std::uint64_t timer_wakeups = 0;  // sleeps ended by the wake-up timer
+  Duration lateness_p50{};          // of those wake-ups, after the timer's time
+  Duration lateness_p99{};
+  Duration margin{};      // how long before a deadline the last sleep was set to end
+  Duration poll_below{};  // deadlines nearer than this were polled for
+};
+
 // A worker's event loop: a libevent base for the sockets, and a hashed timing wheel for every
-// timer (arrivals, watchdogs, samples), woken by one timerfd set to the wheel's next deadline as
-// an absolute CLOCK_MONOTONIC time (steady_clock's clock): exact to the microsecond, and set
-// again only when that deadline moves, not at every turn of the loop as libevent's own timers
-// would be.
+// timer (arrivals, watchdogs, samples). Each turn serves the due timers, then waits for the next
+// deadline as the Pacer (--timing) says: sleeps in epoll_wait, woken by a timerfd set as an
+// absolute CLOCK_MONOTONIC time (steady_clock's clock, exact to the microsecond), or polls the
+// sockets without sleeping. The timerfd is set only when the loop is about to sleep and the
+// wake-up must come earlier than the one already set: a loop that is never idle sets it never.
 //
 // Owned by one Worker and used only on the thread that runs it.
 class Loop {
  public:
-  Loop();
+  explicit Loop(options::Timing timing = options::Timing::automatic);
   ~Loop();
   Loop(const Loop&) = delete;
   Loop& operator=(const Loop&) = delete;
@@ -26,16 +44,18 @@ class Loop {
   // Starts the wheel's time at `start`; no timer may be armed yet.
   void reset(TimePoint start);
 
-  // Arms `timer` at `deadline` (or moves it there), waking the loop earlier if need be.
-  void schedule(Timer& timer, TimePoint deadline);
+  // Arms `timer` at `deadline` (or moves it there).
+  void schedule(Timer& timer, TimePoint deadline) { wheel_.schedule(timer, deadline); }
   // Moves an armed timer's deadline: cheap when later (a watchdog pushed back on every I/O).
-  void rearm(Timer& timer, TimePoint deadline);
-  void cancel(Timer& timer);
+  void rearm(Timer& timer, TimePoint deadline) { wheel_.rearm(timer, deadline); }
+  void cancel(Timer& timer) { wheel_.cancel(timer); }
 
   // Called after each socket event with the time it read: a deadline that passed while the
-  // loop was busy with other sockets is served now, not after the rest of the batch and the
-  // next epoll_wait. One comparison when nothing is due.
-  void catch_up(TimePoint now);
+  // loop was busy with other sockets is served now, not after the rest of the batch. One
+  // comparison when nothing is due.
+  void catch_up(TimePoint now) {
+    if (next_ && now >= *next_ && !serving_ && !deferred_) serve(now);
+  }
   // The timer firing now left work due that must wait for the loop's next turn, after the
   // other ready events (a client far behind its schedule must still read replies): until then
   // catch_up() does not serve it.
@@ -46,21 +66,27 @@ class Loop {
   // Ends run() after the current callback.
   void stop();
 
+  LoopFigures figures() const;
+
  private:
   static void on_wakeup(evutil_socket_t, short, void* self);
-  // Fires every due timer, then sets the wake-up for the next deadline.
-  void wake(TimePoint now);
-  void arm_wakeup();
+  // Fires every due timer, then notes the next deadline.
+  void serve(TimePoint now);
+  // Sets the timerfd to wake the loop at `at`, unless it is set to wake it no later.
+  void arm(TimePoint at);
 
   EventBasePtr base_;
   schedule::TimerWheel wheel_;
+  Pacer pacer_;
   int timer_fd_ = -1;  // the wake-up timerfd, read by wakeup_
   EventPtr wakeup_;
-  bool wakeup_armed_ = false;
-  TimePoint wakeup_at_{};
-  bool waking_ = false;    // inside wake(), which re-arms the wake-up when it ends
+  bool armed_ = false;  // the timerfd is set and has not fired yet
+  TimePoint armed_at_{};
+  std::optional<TimePoint> next_;  // the wheel's next deadline, as of the last serve()
+  bool serving_ = false;
   bool deferred_ = false;  // see defer_to_next_turn()
   bool stopped_ = false;
+  LoopFigures figures_;
 };
 
 }  // namespace rateperf::engine

@@ -17,7 +17,7 @@ constexpr Duration kMinMargin = 5us;
 constexpr Duration kMaxMargin = 2ms;
 // Hybrid's safety beyond the p99 lateness.
 constexpr Duration kHybridSafety = 10us;
-// The quantiles are recomputed after this many new samples.
+// The quantiles are recomputed at the first sample and after every this many more.
 constexpr std::uint64_t kUpdateEvery = 32;
 
 Duration clamp_margin(Duration d) { return std::clamp(d, kMinMargin, kMaxMargin); }
@@ -40,9 +40,11 @@ Duration LatenessTracker::quantile(double q) const {
   return sorted[rank];
 }
 
+Pacer::Pacer(options::Timing mode) : mode_(mode) { update(); }
+
 void Pacer::woke(Duration lateness) {
   lateness_.record(lateness);
-  if (lateness_.samples() % kUpdateEvery == 1 || lateness_.samples() < kUpdateEvery) update();
+  if (lateness_.samples() % kUpdateEvery == 0 || lateness_.samples() == 1) update();
 }
 
 void Pacer::update() {

@@ -49,7 +49,7 @@ struct Wait {
 //   the rest, for a fraction of hybrid's polling.
 class Pacer {
  public:
-  explicit Pacer(options::Timing mode) : mode_(mode) {}
+  explicit Pacer(options::Timing mode);
 
   options::Timing mode() const { return mode_; }
   Wait plan(TimePoint now, std::optional<TimePoint> next) const;

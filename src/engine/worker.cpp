@@ -25,9 +25,10 @@ Worker::Worker(const WorkerSetup& setup)
       shares_(setup.shares),
       samples_(setup.samples),
       publish_progress_(setup.publish_progress),
+      loop_(setup.config.timing),
       buffer_sizes_{setup.config.send_buffer_bytes, setup.config.recv_buffer_bytes},
       read_buffer_(kReadBufferBytes),
-      result_{stats::Collector(setup.gauge)},
+      result_(stats::Collector(setup.gauge)),
       context_{.loop = loop_,
                .collector = result_.collector,
                .endpoint = setup.endpoints.front(),
@@ -77,6 +78,7 @@ WorkerResult Worker::run(TimePoint start) {
   if (source_->done()) maybe_finish(start);
   if (!finished_) loop_.run();
   event_del(stop_event_.get());
+  result_.loop = loop_.figures();
   return std::move(result_);
 }
 

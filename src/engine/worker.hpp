@@ -44,6 +44,9 @@ struct WorkerSetup {
 
 // What a worker's run produced.
 struct WorkerResult {
+  WorkerResult() = default;
+  explicit WorkerResult(stats::Collector counts) : collector(std::move(counts)) {}
+
   stats::Collector collector;
   TimePoint end{};            // the end of the last connection (or of the last arrival)
   TimePoint first_arrival{};  // actual start of the first and of the last arrival
@@ -51,6 +54,7 @@ struct WorkerResult {
   bool any_arrival = false;
   bool interrupted = false;           // a stop request ended the schedule early
   std::uint64_t buffer_refusals = 0;  // sockets on which the kernel refused a buffer size
+  LoopFigures loop;                    // how the loop waited (--timing)
 };
 
 // Runs one share of the schedule on its own event loop: takes arrivals from its work source

@@ -39,6 +39,15 @@ struct Period {
   bool sequential() const { return kind == PeriodKind::deterministic && mean == Duration::zero(); }
 };
 
+// How a worker's loop waits for its next deadline (--timing); engine/pacing.hpp says what each
+// does.
+enum class Timing {
+  automatic,  // "auto": sleeps for far deadlines, polls for near ones
+  sleep,      // sleeps until each deadline
+  hybrid,     // sleeps until a learned margin before each deadline, then polls: punctual
+  spin,       // never sleeps
+};
+
 // The whole configuration of a run: built and validated once by options::parse(), then passed
 // around as `const Config&`. Every option is one entry of the table in table.cpp, which says
 // how it parses into these fields, how it is echoed and how it goes into the JSON document.
@@ -65,6 +74,8 @@ struct Config {
   // when none is given), and leaving them saves two syscalls a connection.
   std::optional<std::uint32_t> send_buffer_bytes;
   std::optional<std::uint32_t> recv_buffer_bytes;
+
+  Timing timing = Timing::automatic;  // --timing
 
   std::uint32_t client_id = 0;     // --client I/N: this client's index I
   std::uint32_t client_count = 1;  // --client I/N: the number of clients N

@@ -86,6 +86,17 @@ json given_or_null(const std::optional<std::uint32_t>& value) {
 }
 
 constexpr std::array<std::string_view, 2> kHttpVersions = {"1.0", "1.1"};
+constexpr std::array<std::string_view, 4> kTimings = {"auto", "sleep", "hybrid", "spin"};
+
+void apply_timing(Config& c, std::string_view v) {
+  for (const Timing timing : {Timing::automatic, Timing::sleep, Timing::hybrid, Timing::spin}) {
+    if (v == timing_name(timing)) {
+      c.timing = timing;
+      return;
+    }
+  }
+  fail("--timing", "expected auto, sleep, hybrid or spin (got " + quoted(v) + ")");
+}
 
 // One option per entry; the lambdas are the only place that says how each parses, echoes and
 // exports. clang-format would spread each entry over many more lines. GCC 12 warns about the
@@ -164,6 +175,12 @@ const std::array kOptions = {
     .echo_rank = 2, .echo = [](const Config& c, std::string& l) {
       echo_seconds(l, "--think-timeout", c.think_timeout); },
     .json = [](const Config& c, json& j) { j["think_timeout_s"] = to_s(c.think_timeout); }},
+  OptionSpec{.name = "timing", .group = Group::load, .kind = ValueKind::choice,
+    .value_name = "MODE", .help = "auto, sleep, hybrid or spin: how the client waits (default auto)",
+    .choices = kTimings, .apply = apply_timing,
+    .echo_rank = 20, .echo = [](const Config& c, std::string& l) {
+      if (c.timing != Timing::automatic) add(l, "--timing=" + std::string(timing_name(c.timing))); },
+    .json = [](const Config& c, json& j) { j["timing"] = timing_name(c.timing); }},
   OptionSpec{.name = "seed", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
     .help = "seed of the u and e gaps (default 1 + I of --client)",
     .apply = [](Config& c, std::string_view v) {
@@ -292,6 +309,16 @@ const OptionSpec* find_option(std::string_view name) {
     if (spec.name == name) return &spec;
   }
   return nullptr;
+}
+
+std::string_view timing_name(Timing timing) {
+  switch (timing) {
+    case Timing::automatic: return "auto";
+    case Timing::sleep: return "sleep";
+    case Timing::hybrid: return "hybrid";
+    case Timing::spin: return "spin";
+  }
+  return "auto";
 }
 
 std::string_view group_caption(Group group) {

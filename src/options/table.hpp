@@ -28,6 +28,9 @@ enum class ValueKind {
   file,      // a file name, or - for stdout
 };
 
+// The name --timing gives `timing` ("auto", "sleep", "hybrid", "spin").
+std::string_view timing_name(Timing timing);
+
 // The --help sections, in the order --help shows them.
 enum class Group { target, load, request, socket, output, thresholds, misc };
 

@@ -138,6 +138,17 @@ nlohmann::json to_json_document(const stats::Summary& s, const options::Config& 
         {"late_arrivals", s.lag_late_arrivals},
         {"limit_ms", s.lag_limit_ms},
         {"client_limited", s.client_limited}}},
+      {"timing",
+       {{"mode", s.timing.mode},
+        {"cpu_percent", s.timing.cpu_percent},
+        {"sleeps", s.timing.sleeps},
+        {"polls", s.timing.polls},
+        {"timer_arms", s.timing.timer_arms},
+        {"timer_wakeups", s.timing.timer_wakeups},
+        {"lateness_p50_ms", s.timing.lateness_p50_ms},
+        {"lateness_p99_ms", s.timing.lateness_p99_ms},
+        {"margin_ms", s.timing.margin_ms},
+        {"poll_below_ms", s.timing.poll_below_ms}}},
       {"samples", s.samples},
   };
 }

@@ -153,6 +153,12 @@ void append_rateperf_lines(std::string& out, const stats::Summary& s) {
           "Test duration: %.3f s (start to end of the last connection; httperf's rates divide "
           "by it)\n",
           s.duration_s);
+  const stats::TimingFigures& t = s.timing;
+  appendf(out,
+          "Timing: %s, CPU %.1f%% of a core (sleeps %" PRIu64 " polls %" PRIu64
+          " timer-arms %" PRIu64 "; wake-up lateness p50 %.3f p99 %.3f ms; margin %.3f ms)\n",
+          t.mode.c_str(), t.cpu_percent, t.sleeps, t.polls, t.timer_arms, t.lateness_p50_ms,
+          t.lateness_p99_ms, t.margin_ms);
   if (s.interrupted) out += "Run: interrupted (SIGINT/SIGTERM) before the end of the schedule\n";
 
   if (s.show_served_within) append_served_within(out, s);

@@ -15,6 +15,7 @@
 #include "net/endpoint.hpp"
 #include "net/socket_options.hpp"
 #include "options/options.hpp"
+#include "options/table.hpp"
 #include "run/limits.hpp"
 #include "run/watcher.hpp"
 #include "workload/workload.hpp"
@@ -69,6 +70,27 @@ class SampleBoard final : public engine::SampleSink {
   std::mutex mutex_;
   std::map<TimePoint, std::pair<std::size_t, stats::IntervalSample>> pending_;
 };
+
+double ms(Duration d) { return to_ms(d); }
+
+// The workers' loop figures as one: counts add; the lateness and margins are the largest.
+stats::TimingFigures timing_of(const options::Config& config,
+                               const std::vector<engine::WorkerResult>& results) {
+  stats::TimingFigures t;
+  t.mode = options::timing_name(config.timing);
+  for (const engine::WorkerResult& result : results) {
+    const engine::LoopFigures& f = result.loop;
+    t.sleeps += f.sleeps;
+    t.polls += f.polls;
+    t.timer_arms += f.timer_arms;
+    t.timer_wakeups += f.timer_wakeups;
+    t.lateness_p50_ms = std::max(t.lateness_p50_ms, ms(f.lateness_p50));
+    t.lateness_p99_ms = std::max(t.lateness_p99_ms, ms(f.lateness_p99));
+    t.margin_ms = std::max(t.margin_ms, ms(f.margin));
+    t.poll_below_ms = std::max(t.poll_below_ms, ms(f.poll_below));
+  }
+  return t;
+}
 
 }  // namespace
 
@@ -148,6 +170,7 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   info.interrupted = watcher.interrupted();
   info.verbose = config.verbose > 0;
   info.start_time_utc = start_time_utc;
+  info.timing = timing_of(config, results);
   outcome.summary = stats::summarize(merged, info);
   return outcome;
 }

@@ -170,6 +170,8 @@ struct SummaryBuilder {
       s.samples.push_back(figures);
     }
     s.start_time_utc = run.start_time_utc;
+    s.timing = run.timing;
+    s.timing.cpu_percent = s.cpu_total_percent;
     return s;
   }
 };

@@ -42,6 +42,20 @@ struct SampleFigures {
 // The percentages of ab's table "Percentage of the requests served within a certain time".
 inline constexpr std::array<int, 9> kServedWithinPercents = {50, 66, 75, 80, 90, 95, 98, 99, 100};
 
+// How the client's loops waited for their deadlines (--timing) and what that cost.
+struct TimingFigures {
+  std::string mode = "auto";  // auto, sleep, hybrid or spin
+  double cpu_percent = 0;     // the client's CPU over the run, % of one core
+  std::uint64_t sleeps = 0;   // loop turns that slept in epoll_wait
+  std::uint64_t polls = 0;    // loop turns that polled without sleeping
+  std::uint64_t timer_arms = 0;     // times the wake-up timer was set
+  std::uint64_t timer_wakeups = 0;  // sleeps the wake-up timer ended
+  double lateness_p50_ms = 0;  // how late those wake-ups came after the timer's time
+  double lateness_p99_ms = 0;
+  double margin_ms = 0;      // sleeps were set to end this long before a deadline
+  double poll_below_ms = 0;  // deadlines nearer than this were polled for
+};
+
 // Everything a report prints about a finished run, as plain values: collectors and the run's
 // bookkeeping fill it (stats::summarize), reporters only format it. Units are in the names.
 struct Summary {
@@ -128,6 +142,8 @@ struct Summary {
   bool client_limited = false;
   double lag_limit_ms = 0;
 
+  TimingFigures timing;
+
   std::vector<SampleFigures> samples;  // every reply-rate sample, in order
   std::string start_time_utc;          // wall-clock start, ISO 8601 UTC (for exports)
 };
@@ -153,6 +169,7 @@ struct RunInfo {
   bool interrupted = false;
   bool verbose = false;        // the report shows ab's table of served-within times
   std::string start_time_utc;  // wall-clock time of the start, ISO 8601 UTC
+  TimingFigures timing;         // the loops' waiting (cpu_percent is filled in by summarize)
 };
 
 // Turns the merged counts of a run into the figures the reports print.

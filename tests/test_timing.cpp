@@ -1,0 +1,112 @@
+// --timing in real runs: each mode's behaviour as the report's Timing line and the JSON show it
+// (sleeps, polls, timer arms, CPU), and auto's choice between sleeping and polling. The exact
+// policy is the "pacing" suite's, on a fake clock.
+
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "process.hpp"
+#include "report_text.hpp"
+#include "test_server.hpp"
+
+namespace {
+
+using rateperf::test::closed_port;
+using rateperf::test::ProcessResult;
+using rateperf::test::report_line;
+using rateperf::test::run_rateperf_on;
+
+struct TimedRun {
+  std::string report;
+  nlohmann::json timing;
+  std::uint64_t arrivals = 0;
+};
+
+// A run to a closed port (every connection refused at once, so the loop's own work is all
+// there is) at `rate` for `conns` connections, with --timing `mode`.
+TimedRun run_timed(const std::string& mode, const std::string& rate, const std::string& conns) {
+  const ProcessResult run = run_rateperf_on(
+      "127.0.0.1", closed_port(), {"--rate", rate, "--num-conns", conns, "--timing", mode,
+                                   "--json", "-"});
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  TimedRun timed;
+  timed.report = run.err;  // --json - moves the report to stderr
+  const nlohmann::json doc = nlohmann::json::parse(run.out);
+  timed.timing = doc.at("timing");
+  timed.arrivals = doc.at("totals").at("arrivals").get<std::uint64_t>();
+  REQUIRE(doc.at("config").at("timing") == mode);
+  return timed;
+}
+
+std::uint64_t count(const TimedRun& run, const char* key) {
+  return run.timing.at(key).get<std::uint64_t>();
+}
+
+}  // namespace
+
+TEST_SUITE("timing") {
+  TEST_CASE("every mode says in the report and the JSON that it ran, and what it cost") {
+    for (const std::string mode : {"auto", "sleep", "hybrid", "spin"}) {
+      CAPTURE(mode);
+      const TimedRun run = run_timed(mode, "200", "40");
+      CHECK(report_line(run.report, "Timing: ").rfind("Timing: " + mode + ", CPU ", 0) == 0);
+      CHECK(run.timing.at("mode") == mode);
+      CHECK(run.timing.at("cpu_percent").get<double>() >= 0);
+      CHECK(run.arrivals == 40);
+    }
+  }
+
+  TEST_CASE("spin never sleeps and never sets a timer, at a whole core; sleep sleeps") {
+    // 50 arrivals 10 ms apart: half a second of mostly idle waiting.
+    const TimedRun spin = run_timed("spin", "100", "50");
+    CHECK(count(spin, "sleeps") == 0);
+    CHECK(count(spin, "timer_arms") == 0);
+    CHECK(count(spin, "polls") > 1000);
+    const double spin_cpu = spin.timing.at("cpu_percent").get<double>();
+
+    const TimedRun sleep = run_timed("sleep", "100", "50");
+    // One sleep and one timer per gap (the first arrival is due at the start).
+    CHECK(count(sleep, "sleeps") >= 49);
+    CHECK(count(sleep, "timer_arms") >= 49);
+    CHECK(count(sleep, "timer_arms") <= 60);
+    CHECK(count(sleep, "timer_wakeups") >= 45);
+    const double sleep_cpu = sleep.timing.at("cpu_percent").get<double>();
+    CHECK(sleep_cpu < 30);
+    // A core's worth where nothing else runs; at least several times sleep's in any case.
+    CHECK(spin_cpu > 30);
+    CHECK(spin_cpu > 3 * sleep_cpu);
+  }
+
+  TEST_CASE("hybrid sleeps to a margin before each deadline and polls the rest") {
+    const TimedRun hybrid = run_timed("hybrid", "100", "50");
+    CHECK(count(hybrid, "sleeps") >= 49);
+    CHECK(count(hybrid, "polls") > count(hybrid, "sleeps"));
+    // The p99 of the measured lateness plus 10 us, within the 5 us .. 2 ms bounds.
+    const double margin = hybrid.timing.at("margin_ms").get<double>();
+    CHECK(margin >= 0.015);
+    CHECK(margin <= 2.0);
+    CHECK(hybrid.timing.at("lateness_p50_ms").get<double>() > 0);
+  }
+
+  TEST_CASE("auto sleeps between far deadlines and sets no timer per arrival when they are near") {
+    // 10 ms apart: every gap is slept, as in sleep mode.
+    const TimedRun slow = run_timed("auto", "100", "50");
+    CHECK(count(slow, "sleeps") >= 49);
+    CHECK(count(slow, "timer_arms") >= 49);
+    CHECK(slow.timing.at("cpu_percent").get<double>() < 30);
+    // 50 us apart, nearer than any wake-up comes back: the loop polls, and sets the timer for
+    // hardly any of the 10,000 arrivals, where sleep mode sets it for nearly every one.
+    const TimedRun fast = run_timed("auto", "20000", "10000");
+    CHECK(count(fast, "timer_arms") < fast.arrivals / 10);
+    CHECK(count(fast, "polls") > count(fast, "sleeps"));
+    const TimedRun fast_sleep = run_timed("sleep", "20000", "10000");
+    CHECK(count(fast_sleep, "timer_arms") > fast_sleep.arrivals / 4);
+    MESSAGE("timer arms for 10,000 arrivals at 20,000/s: auto " << count(fast, "timer_arms")
+                                                               << ", sleep "
+                                                               << count(fast_sleep, "timer_arms"));
+  }
+}
