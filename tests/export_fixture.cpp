@@ -169,6 +169,8 @@ const std::vector<JsonField>& documented_fields() {
       {"/schedule/offered_rate_per_s", JsonType::number},
       {"/schedule/issue_window_s", JsonType::number},
       {"/schedule/issued_rate_per_s", JsonType::number},
+      {"/schedule/intended_window_s", JsonType::number},
+      {"/schedule/intended_rate_per_s", JsonType::number},
       {"/schedule/max_burst", JsonType::integer},
       {"/connection_rate", JsonType::object},
       {"/connection_rate/per_s", JsonType::number},

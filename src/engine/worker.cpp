@@ -166,8 +166,10 @@ void Worker::issue_due(TimePoint now) {
         if (!result_.any_arrival) {
           result_.any_arrival = true;
           result_.first_arrival = actual;
+          result_.first_intended = intended;
         }
         result_.last_arrival = actual;
+        result_.last_intended = intended;
         result_.collector.arrival(intended, actual);
 
         Connection* connection = free_;

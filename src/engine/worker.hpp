@@ -51,6 +51,8 @@ struct WorkerResult {
   TimePoint end{};            // the end of the last connection (or of the last arrival)
   TimePoint first_arrival{};  // actual start of the first and of the last arrival
   TimePoint last_arrival{};
+  TimePoint first_intended{};  // intended start of the first and of the last arrival
+  TimePoint last_intended{};
   bool any_arrival = false;
   bool interrupted = false;           // a stop request ended the schedule early
   std::uint64_t buffer_refusals = 0;  // sockets on which the kernel refused a buffer size

@@ -85,6 +85,8 @@ nlohmann::json to_json_document(const stats::Summary& s, const options::Config& 
       {"schedule",
        {{"offered_rate_per_s", s.offered_rate_per_s},
         {"issue_window_s", s.issue_window_s},
+        {"intended_window_s", s.intended_window_s},
+        {"intended_rate_per_s", s.intended_rate_per_s},
         {"issued_rate_per_s", s.issued_rate_per_s},
         {"max_burst", s.max_burst}}},
       {"connection_rate",

@@ -160,6 +160,10 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
         any_arrival ? std::min(info.first_arrival, result.first_arrival) : result.first_arrival;
     info.last_arrival =
         any_arrival ? std::max(info.last_arrival, result.last_arrival) : result.last_arrival;
+    info.first_intended =
+        any_arrival ? std::min(info.first_intended, result.first_intended) : result.first_intended;
+    info.last_intended =
+        any_arrival ? std::max(info.last_intended, result.last_intended) : result.last_intended;
     any_arrival = true;
   }
   info.command_line = options::echo_command_line(config);

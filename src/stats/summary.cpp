@@ -141,6 +141,11 @@ struct SummaryBuilder {
     if (s.arrivals > 0) s.issue_window_s = std::max(0.0, to_s(run.last_arrival - run.first_arrival));
     s.issued_rate_per_s =
         s.arrivals > 1 ? per(static_cast<double>(s.arrivals - 1), s.issue_window_s) : 0;
+    if (s.arrivals > 0) {
+      s.intended_window_s = std::max(0.0, to_s(run.last_intended - run.first_intended));
+    }
+    s.intended_rate_per_s =
+        s.arrivals > 1 ? per(static_cast<double>(s.arrivals - 1), s.intended_window_s) : 0;
     s.interrupted = run.interrupted;
 
     s.latency_intended = percentiles(c.latency_intended_);

@@ -119,6 +119,10 @@ struct Summary {
   // rateperf's own figures, which httperf lacks.
   double offered_rate_per_s = 0;  // the schedule's mean rate (0: sequential)
   double issue_window_s = 0;      // first to last arrival
+  // The schedule's own window, first to last intended start, and the rate it makes: what the
+  // seeded gaps of an e, u or v period realise, which a short run's draw can miss the mean by.
+  double intended_window_s = 0;
+  double intended_rate_per_s = 0;
   double issued_rate_per_s = 0;   // arrivals / issue window (0 with one arrival)
   bool interrupted = false;       // stopped by SIGINT/SIGTERM before the schedule's end
 
@@ -163,6 +167,8 @@ struct RunInfo {
   TimePoint end{};            // the end of the last connection (or the last arrival)
   TimePoint first_arrival{};  // actual start of the first and of the last arrival
   TimePoint last_arrival{};
+  TimePoint first_intended{};  // intended start of the first and of the last arrival
+  TimePoint last_intended{};
   double cpu_user_s = 0;  // the client's own CPU time over the run
   double cpu_system_s = 0;
   double offered_rate_per_s = 0;  // the schedule's mean rate; 0: sequential
