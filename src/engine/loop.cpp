@@ -46,7 +46,10 @@ Loop::~Loop() {
   if (timer_fd_ >= 0) ::close(timer_fd_);
 }
 
-void Loop::reset(TimePoint start) { wheel_ = schedule::TimerWheel(start, kWheelTick, kWheelSlots); }
+void Loop::reset(TimePoint start) {
+  wheel_ = schedule::TimerWheel(start, kWheelTick, kWheelSlots);
+  next_.reset();
+}
 
 void Loop::run() {
   // Linux lets a sleeping thread's timers fire up to its "timer slack" late (50 us by default)
@@ -57,7 +60,7 @@ void Loop::run() {
   TimePoint now = Clock::now();
   while (!stopped_) {
     deferred_ = false;
-    serve(now);
+    if (next_ && now >= *next_) serve(now);
     if (stopped_) break;
     const Wait wait = pacer_.plan(now, next_);
     if (wait.sleep) {

@@ -45,9 +45,16 @@ class Loop {
   void reset(TimePoint start);
 
   // Arms `timer` at `deadline` (or moves it there).
-  void schedule(Timer& timer, TimePoint deadline) { wheel_.schedule(timer, deadline); }
+  void schedule(Timer& timer, TimePoint deadline) {
+    wheel_.schedule(timer, deadline);
+    lower_next(deadline);
+  }
   // Moves an armed timer's deadline: cheap when later (a watchdog pushed back on every I/O).
-  void rearm(Timer& timer, TimePoint deadline) { wheel_.rearm(timer, deadline); }
+  void rearm(Timer& timer, TimePoint deadline) {
+    wheel_.rearm(timer, deadline);
+    lower_next(deadline);
+  }
+  // A cancelled timer may leave next_ early: the loop then serves once for nothing.
   void cancel(Timer& timer) { wheel_.cancel(timer); }
 
   // Called after each socket event with the time it read: a deadline that passed while the
@@ -72,6 +79,11 @@ class Loop {
   static void on_wakeup(evutil_socket_t, short, void* self);
   // Fires every due timer, then notes the next deadline.
   void serve(TimePoint now);
+  // next_ stays a lower bound of every armed deadline, so that a turn of the loop with nothing
+  // due does not look at the wheel at all.
+  void lower_next(TimePoint deadline) {
+    if (!next_ || deadline < *next_) next_ = deadline;
+  }
   // Sets the timerfd to wake the loop at `at`, unless it is set to wake it no later.
   void arm(TimePoint at);
 
@@ -82,7 +94,7 @@ class Loop {
   EventPtr wakeup_;
   bool armed_ = false;  // the timerfd is set and has not fired yet
   TimePoint armed_at_{};
-  std::optional<TimePoint> next_;  // the wheel's next deadline, as of the last serve()
+  std::optional<TimePoint> next_;  // no armed deadline is earlier than this; none: no timer
   bool serving_ = false;
   bool deferred_ = false;  // see defer_to_next_turn()
   bool stopped_ = false;
