@@ -27,6 +27,18 @@ value() {
   grep -v '^?$' "$file" | sort -g | awk '{ v[NR] = $1 } END {
     if (NR) printf "%.9g\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+# sum_of NAME: the sum of the recorded values (0 without any).
+sum_of() {
+  local file=$out/values/$1
+  [[ -s $file ]] || { echo 0; return; }
+  grep -v '^?$' "$file" | awk '{ t += $1 } END { printf "%.9g\n", t }'
+}
+# tally NAME: "K of N" for values recorded as 1 (yes) or 0 (no, or "?"), or "n/a".
+tally() {
+  local file=$out/values/$1
+  [[ -s $file ]] || { echo "n/a"; return; }
+  awk '$1 == 1 { k++ } END { printf "%d of %d\n", k, NR }' "$file"
+}
 # ratio NAME NAME: the ratio of the two medians, "n/a" when either is missing or the second is 0.
 ratio() {
   local a b

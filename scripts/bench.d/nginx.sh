@@ -7,10 +7,12 @@ nports=64
 port_index=0
 next_port() { port=$((port0 + port_index % nports)); port_index=$((port_index + 1)); }
 
-# start_nginx: our own nginx, one process pinned to CPU 1, serving ok.txt ("ok\n") on nports
-# free ports; stopped by its PID (server_stop_all) on exit.
+# start_nginx [DIR]: our own nginx, one process pinned to CPU 1, serving ok.txt ("ok\n") on
+# nports free ports, its files in DIR (default $work/nginx), in the network namespace in_netns
+# names (netns.sh) when set; sets port0 (and port) and server_pid; stopped by its PID
+# (server_stop_all) on exit.
 start_nginx() {
-  local try listens p dir=$work/nginx
+  local try listens p dir=${1:-$work/nginx}
   mkdir -p "$dir/www" "$dir/tmp"
   printf 'ok\n' >"$dir/www/ok.txt"
   for try in 1 2 3 4 5; do
@@ -41,7 +43,8 @@ $listens    root $dir/www;
   }
 }
 EOF
-    server_start "$dir/stderr" taskset -c 1 nginx -p "$dir" -c "$dir/nginx.conf"
+    server_start "$dir/stderr" ${in_netns[@]+"${in_netns[@]}"} taskset -c 1 \
+      nginx -p "$dir" -c "$dir/nginx.conf"
     # Our own nginx must be the one answering: its pid file names it.
     if server_wait_http --pid "$server_pid" --seconds 5 --status 200 "$port" /ok.txt &&
        [[ $(cat "$dir/nginx.pid" 2>/dev/null) == "$server_pid" ]]; then

@@ -34,3 +34,37 @@ netns_enter() {
   fi
   return 0
 }
+
+# in_netns: the prefix (an array) that runs a command in a namespace of netns_new's, or nothing
+# for the current one. A caller sets it (`local -a in_netns=(...)`: bash's dynamic scope hands it
+# to the functions it calls) and the functions that start programs for it put it first:
+# server_wait_http, and the scripts' own (nginx, the clients of scripts/bench).
+in_netns=()
+
+# netns_new: a new network namespace (`unshare --net`) with loopback up and the whole local port
+# range, held by a process that only sleeps (an hour at most), started with server_start
+# (servers.sh): stopping it by its PID, and every program started in the namespace, ends the
+# namespace. Sets netns_pid and in_netns to nsenter's prefix for it. Fails when not root, or
+# without unshare, nsenter or ip, or when the kernel refuses.
+netns_new() {
+  local PATH=$PATH:/usr/sbin:/sbin ours i
+  [[ $(id -u) -eq 0 ]] && command -v unshare >/dev/null && command -v nsenter >/dev/null &&
+    command -v ip >/dev/null && command -v sysctl >/dev/null || return 1
+  ours=$(readlink /proc/self/ns/net)
+  server_start /dev/null unshare --net -- sleep 3600
+  netns_pid=$server_pid
+  # unshare() takes a moment after the fork: the namespace is new once it differs from ours.
+  for ((i = 0; i < 50; i++)); do
+    [[ $(readlink "/proc/$netns_pid/ns/net" 2>/dev/null || echo "$ours") != "$ours" ]] && break
+    kill -0 "$netns_pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  in_netns=(nsenter "--net=/proc/$netns_pid/ns/net")
+  if [[ $(readlink "/proc/$netns_pid/ns/net" 2>/dev/null) == "$ours" ]] ||
+     ! "${in_netns[@]}" ip link set lo up ||
+     ! "${in_netns[@]}" sysctl -q -w net.ipv4.ip_local_port_range="1024 65535"; then
+    server_stop "$netns_pid"
+    in_netns=()
+    return 1
+  fi
+}

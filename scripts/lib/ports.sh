@@ -9,9 +9,9 @@ ports_free() {
 
 # ports_free_run N: the first of N consecutive ports of 127.0.0.1, all free now, between 20000
 # and 32000 (below the default local port range, which clients take their ports from); nothing
-# when 50 random tries found none.
+# when 50 random tries found none. In the namespace in_netns names (netns.sh), when set.
 ports_free_run() {
-  python3 - "$1" <<'EOF'
+  ${in_netns[@]+"${in_netns[@]}"} python3 - "$1" <<'EOF'
 import random, socket, sys
 n = int(sys.argv[1])
 for _ in range(50):

@@ -17,7 +17,8 @@ server_start() {
 
 # server_wait_http [--status N] [--pid PID] [--seconds S] PORT URI: waits until 127.0.0.1:PORT
 # answers GET URI with a status line (with --status, that status), at most S seconds (default
-# 20), and fails early when the process PID has exited.
+# 20), and fails early when the process PID has exited. It asks from the namespace in_netns names
+# (netns.sh), when set.
 server_wait_http() {
   local status='' pid='' seconds=20
   while [[ $1 == --* ]]; do
@@ -29,7 +30,7 @@ server_wait_http() {
     esac
     shift 2
   done
-  python3 - "$1" "$2" "$status" "$pid" "$seconds" <<'EOF'
+  ${in_netns[@]+"${in_netns[@]}"} python3 - "$1" "$2" "$status" "$pid" "$seconds" <<'EOF'
 import os, socket, sys, time
 port, uri, status, pid, seconds = sys.argv[1:]
 deadline = time.monotonic() + float(seconds)

@@ -55,7 +55,7 @@ void Pacer::update() {
       break;
     case options::Timing::automatic:
       margin_ = clamp_margin(lateness_.quantile(0.5));
-      poll_below_ = 2 * margin_;
+      poll_below_ = margin_;
       break;
     case options::Timing::sleep:
     case options::Timing::spin:

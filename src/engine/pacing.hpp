@@ -43,10 +43,10 @@ struct Wait {
 // - hybrid: sleeps until a margin before the deadline, the margin being the p99 of this run's
 //   measured lateness plus 10 us, then polls until the deadline: punctual to the microsecond,
 //   at the cost of polling that margin before every deadline;
-// - auto: polls when the deadline is nearer than twice a typical (median) wake-up lateness,
-//   where a sleep would come back too late anyway, and otherwise sleeps until the median
-//   lateness before it: a wake-up lands on its deadline half the time and a little after it
-//   the rest, for a fraction of hybrid's polling.
+// - auto: polls when the deadline is nearer than a typical (median) wake-up lateness, where a
+//   sleep would come back too late anyway, and otherwise sleeps until the median lateness
+//   before it: a wake-up lands on its deadline half the time and a little after it the rest,
+//   for a fraction of hybrid's polling.
 class Pacer {
  public:
   explicit Pacer(options::Timing mode);
