@@ -24,7 +24,7 @@ const TimePoint kNow = TimePoint{} + 1000s;
 // 40 us but for the last two, late by 300 us.
 Pacer learned(Timing mode) {
   Pacer pacer(mode);
-  for (int i = 0; i < 128; ++i) pacer.woke(i < 126 ? 40us : 300us);
+  for (int i = 0; i < 128; ++i) pacer.woke(i < 126 ? 40us : 300us, kNow);
   return pacer;
 }
 
@@ -97,25 +97,48 @@ TEST_SUITE("pacing") {
     for (int i = 0; i < 100; ++i) CHECK(polls(pacer.plan(kNow, kNow + 25us)));
   }
 
+  TEST_CASE("auto and hybrid take a fresh sample after 100 ms without one, however near") {
+    // One slow early wake-up (a busy start) must not make auto poll for the rest of the run.
+    Pacer pacer(Timing::automatic);
+    pacer.woke(326us, kNow);
+    CHECK(pacer.poll_below() == 326us);
+    // 200 us away: polled for while the sample is fresh...
+    CHECK(polls(pacer.plan(kNow + 50ms, kNow + 50ms + 200us)));
+    // ...slept for once it is stale, to the deadline itself (a timer set in the past measures
+    // nothing), which brings a new sample.
+    const Wait refresh = pacer.plan(kNow + 101ms, kNow + 101ms + 200us);
+    CHECK(refresh.sleep);
+    CHECK(refresh.wake_at == kNow + 101ms + 200us);
+    // Early samples each update the margins: one more, and the median is the faster one.
+    pacer.woke(20us, kNow + 101ms + 300us);
+    CHECK(pacer.poll_below() == 20us);
+    CHECK(pacer.plan(kNow + 102ms, kNow + 102ms + 200us).sleep);
+    CHECK(pacer.plan(kNow + 102ms, kNow + 102ms + 200us).wake_at == kNow + 102ms + 180us);
+    // Before any sample, a deadline is slept for, however near: the first sample comes at once.
+    CHECK(Pacer(Timing::hybrid).plan(kNow, kNow + 1us).sleep);
+    // Sleep mode needs no sample, and spin never sleeps.
+    CHECK(polls(Pacer(Timing::spin).plan(kNow, kNow + 1ms)));
+  }
+
   TEST_CASE("auto and hybrid assume 100 us before they measure, and keep their margins bounded") {
     const Pacer fresh(Timing::automatic);
     CHECK(fresh.margin() == 100us);
     CHECK(fresh.poll_below() == 100us);
     // A machine that stalls for a second does not make the loop poll for a second.
     Pacer stalled(Timing::hybrid);
-    for (int i = 0; i < 64; ++i) stalled.woke(1s);
+    for (int i = 0; i < 64; ++i) stalled.woke(1s, kNow);
     CHECK(stalled.margin() == 2ms);
     // Nor does a perfect one ask for a wake-up with no margin at all.
     Pacer perfect(Timing::automatic);
-    for (int i = 0; i < 64; ++i) perfect.woke(Duration::zero());
+    for (int i = 0; i < 64; ++i) perfect.woke(Duration::zero(), kNow);
     CHECK(perfect.margin() == 5us);
   }
 
   TEST_CASE("the margins follow the lateness as it changes") {
     Pacer pacer(Timing::hybrid);
-    for (int i = 0; i < 256; ++i) pacer.woke(50us);
+    for (int i = 0; i < 256; ++i) pacer.woke(50us, kNow);
     CHECK(pacer.margin() == 60us);
-    for (int i = 0; i < 256; ++i) pacer.woke(500us);
+    for (int i = 0; i < 256; ++i) pacer.woke(500us, kNow);
     CHECK(pacer.margin() == 510us);
   }
 }

@@ -87,7 +87,8 @@ void Loop::on_wakeup(evutil_socket_t, short, void* self) {
   loop->armed_ = false;
   ++loop->figures_.timer_wakeups;
   // How late the wake-up came, which hybrid and auto learn their margins from.
-  loop->pacer_.woke(Clock::now() - loop->armed_at_);
+  const TimePoint now = Clock::now();
+  loop->pacer_.woke(now - loop->armed_at_, now);
 }
 
 void Loop::serve(TimePoint now) {

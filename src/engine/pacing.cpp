@@ -17,7 +17,8 @@ constexpr Duration kMinMargin = 5us;
 constexpr Duration kMaxMargin = 2ms;
 // Hybrid's safety beyond the p99 lateness.
 constexpr Duration kHybridSafety = 10us;
-// The quantiles are recomputed at the first sample and after every this many more.
+// The quantiles are recomputed after each of the first this many samples (a few early ones
+// must not set the margins for long), then after every this many more.
 constexpr std::uint64_t kUpdateEvery = 32;
 
 Duration clamp_margin(Duration d) { return std::clamp(d, kMinMargin, kMaxMargin); }
@@ -42,9 +43,10 @@ Duration LatenessTracker::quantile(double q) const {
 
 Pacer::Pacer(options::Timing mode) : mode_(mode) { update(); }
 
-void Pacer::woke(Duration lateness) {
+void Pacer::woke(Duration lateness, TimePoint now) {
+  last_woke_ = now;
   lateness_.record(lateness);
-  if (lateness_.samples() % kUpdateEvery == 0 || lateness_.samples() == 1) update();
+  if (lateness_.samples() % kUpdateEvery == 0 || lateness_.samples() < kUpdateEvery) update();
 }
 
 void Pacer::update() {
@@ -94,8 +96,11 @@ Wait Pacer::plan(TimePoint now, std::optional<TimePoint> next) const {
   if (!next) return Wait{.sleep = true, .wake_at = std::nullopt};
   const Duration left = *next - now;
   if (left <= Duration::zero()) return Wait{};  // due: serve it at once
-  if (left <= poll_below()) return Wait{};
-  return Wait{.sleep = true, .wake_at = *next - margin()};
+  const bool stale = mode_ != options::Timing::sleep && (!last_woke_ || now - *last_woke_ > kRefresh);
+  if (left <= poll_below() && !stale) return Wait{};
+  // A refresh sleep for a deadline nearer than the margin sleeps to the deadline itself: a
+  // timer set in the past would measure nothing.
+  return Wait{.sleep = true, .wake_at = left > margin() ? *next - margin() : *next};
 }
 
 }  // namespace rateperf::engine

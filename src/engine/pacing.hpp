@@ -47,14 +47,20 @@ struct Wait {
 //   sleep would come back too late anyway, and otherwise sleeps until the median lateness
 //   before it: a wake-up lands on its deadline half the time and a little after it the rest,
 //   for a fraction of hybrid's polling.
+// Hybrid and auto learn only from timed wake-ups, and a loop that polls takes none: one slow
+// early wake-up could make auto poll for good. So when no timed wake-up came for kRefresh, the
+// next future deadline is slept for (to its margin) whatever the margins say: a fresh sample,
+// at most ten a second.
 class Pacer {
  public:
+  static constexpr Duration kRefresh = std::chrono::milliseconds(100);
+
   explicit Pacer(options::Timing mode);
 
   options::Timing mode() const { return mode_; }
   Wait plan(TimePoint now, std::optional<TimePoint> next) const;
-  // A wake-up by the timer came `lateness` after its time.
-  void woke(Duration lateness);
+  // A wake-up by the timer came `lateness` after its time, at `now`.
+  void woke(Duration lateness, TimePoint now);
   // How long before a deadline the timer is set (zero for sleep and spin).
   Duration margin() const;
   // Deadlines nearer than this are polled for, not slept for.
@@ -64,6 +70,7 @@ class Pacer {
  private:
   options::Timing mode_;
   LatenessTracker lateness_;
+  std::optional<TimePoint> last_woke_;  // the last timed wake-up; none yet: a sample is due
   // Cached from lateness_ every few samples: quantiles are not read per loop turn.
   Duration margin_ = LatenessTracker::kAssumed;
   Duration poll_below_ = LatenessTracker::kAssumed;
