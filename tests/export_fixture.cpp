@@ -73,8 +73,9 @@ Summary export_summary() {
   set_error(s, ErrorKind::parse_header, 7);
   set_error(s, ErrorKind::parse_chunk, 8);
   set_error(s, ErrorKind::parse_other, 9);
-  s.errors_total = 81;
-  s.errors_other_httperf = 32;  // other 2 plus the parse errors 6 + 7 + 8 + 9
+  set_error(s, ErrorKind::unanswered, 10);
+  s.errors_total = 91;
+  s.errors_other_httperf = 42;  // other 2, the parse errors 6 + 7 + 8 + 9 and unanswered 10
   s.offered_rate_per_s = 300;
   s.issue_window_s = 133.33;
   s.issued_rate_per_s = 299.93;
@@ -143,6 +144,12 @@ const std::vector<JsonField>& documented_fields() {
       {"/config/period/steps[]/length_s", JsonType::number},
       {"/config/num_conns", JsonType::integer},
       {"/config/num_calls", JsonType::integer},
+      {"/config/burst_length", JsonType::integer},
+      {"/config/max_piped_calls", JsonType::integer},
+      {"/config/request_rate_per_s", JsonType::number_or_null},
+      {"/config/connections", JsonType::number_or_null},
+      {"/config/requests", JsonType::number_or_null},
+      {"/config/duration_s", JsonType::number_or_null},
       {"/config/timeout_s", JsonType::number},
       {"/config/think_timeout_s", JsonType::number},
       {"/config/method", JsonType::string},
@@ -164,6 +171,8 @@ const std::vector<JsonField>& documented_fields() {
       {"/totals/connections", JsonType::integer},
       {"/totals/requests", JsonType::integer},
       {"/totals/replies", JsonType::integer},
+      {"/totals/calls", JsonType::integer},
+      {"/request_mode", JsonType::boolean},
       {"/totals/duration_s", JsonType::number},
       {"/schedule", JsonType::object},
       {"/schedule/offered_rate_per_s", JsonType::number},
@@ -236,6 +245,7 @@ const std::vector<JsonField>& documented_fields() {
       {"/errors/parse_header", JsonType::integer},
       {"/errors/parse_chunk", JsonType::integer},
       {"/errors/parse_other", JsonType::integer},
+      {"/errors/unanswered", JsonType::integer},
       {"/latency_intended", JsonType::object},
       {"/latency_intended/count", JsonType::integer},
       {"/latency_intended/p50_ms", JsonType::number},
@@ -257,6 +267,13 @@ const std::vector<JsonField>& documented_fields() {
       {"/connect_time/p99_ms", JsonType::number},
       {"/connect_time/p99_9_ms", JsonType::number},
       {"/connect_time/max_ms", JsonType::number},
+      {"/request_wait", JsonType::object},
+      {"/request_wait/count", JsonType::integer},
+      {"/request_wait/p50_ms", JsonType::number},
+      {"/request_wait/p90_ms", JsonType::number},
+      {"/request_wait/p99_ms", JsonType::number},
+      {"/request_wait/p99_9_ms", JsonType::number},
+      {"/request_wait/max_ms", JsonType::number},
       {"/response_time", JsonType::object},
       {"/response_time/count", JsonType::integer},
       {"/response_time/p50_ms", JsonType::number},

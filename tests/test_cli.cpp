@@ -69,8 +69,18 @@ TEST_SUITE("cli") {
     check_usage_error({"--server", s, "--rate", "inf"}, "--rate: 'inf' is not a number");
     check_usage_error({"--server", s, "--rate", "-5"}, "--rate: must not be negative (got -5)");
     check_usage_error({"--server", s, "--num-conns", "0"}, "--num-conns: must be at least 1");
-    check_usage_error({"--server", s, "--num-calls", "2"},
-                      "--num-calls: values above 1 need keep-alive");
+    check_usage_error({"--server", s, "--num-calls", "0"}, "--num-calls: must be at least 1");
+    check_usage_error({"--server", s, "--burst-length", "0"}, "--burst-length: must be within 1..");
+    check_usage_error({"--server", s, "--connections", "0", "--request-rate", "10", "--requests", "5"},
+                      "--connections: must be within 1..");
+    check_usage_error({"--server", s, "--request-rate", "10", "--rate", "5", "--requests", "5"},
+                      "--rate: not with --request-rate");
+    check_usage_error({"--server", s, "--request-rate", "10", "--num-conns", "5", "--requests", "5"},
+                      "--num-conns: not with --request-rate");
+    check_usage_error({"--server", s, "--request-rate", "10", "--num-calls", "5", "--requests", "5"},
+                      "--num-calls: not with --request-rate");
+    check_usage_error({"--server", s, "--request-rate", "10"},
+                      "--request-rate: needs --requests N or --duration S");
     check_usage_error({"--server", s, "--port", "70000"},
                       "--port: must be within 1..65535 (got 70000)");
     check_usage_error({"--server", s, "--timeout", "-1"}, "--timeout: must not be negative");
@@ -139,7 +149,9 @@ TEST_SUITE("cli") {
                                  "--recv-buffer",   "--verbose",        "--client",
                                  "--help",          "--version",        "http://",
                                  "--max-lag",       "--max-error-rate", "--json FILE",
-                                 "--csv FILE",      "-q, --quiet"}) {
+                                 "--csv FILE",      "-q, --quiet",      "--burst-length",
+                                 "--max-piped-calls", "--request-rate", "--connections",
+                                 "--requests",      "--duration"}) {
         CAPTURE(option);
         CHECK(r.out.find(option) != std::string::npos);
       }

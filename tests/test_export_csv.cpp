@@ -55,7 +55,7 @@ constexpr const char* kCsvHeader =
     "errors_total,client_timo,socket_timo,connrefused,connreset,fd_unavail,addrunavail,"
     "ftab_full,other,parse_errors,"
     "status_1xx,status_2xx,status_3xx,status_4xx,status_5xx,"
-    "interrupted\n";
+    "interrupted,unanswered,calls,num_calls,burst_length,request_mode,request_wait_p50_ms,request_wait_p99_ms\n";
 
 // The text of a file of the source tree (meson names the tree in RATEPERF_SOURCE_DIR).
 std::optional<std::string> source_file(const std::string& relative) {
@@ -122,7 +122,7 @@ TEST_SUITE("export") {
     CHECK(field("max_burst", s, c) == "7");
     CHECK(field("cpu_total_percent", s, c) == "2.790");
     CHECK(field("net_io_kb_per_s", s, c) == "247.120");
-    CHECK(field("errors_total", s, c) == "81");
+    CHECK(field("errors_total", s, c) == "91");
     CHECK(field("client_timo", s, c) == "3");
     CHECK(field("socket_timo", s, c) == "11");
     CHECK(field("connrefused", s, c) == "4");
@@ -149,7 +149,8 @@ TEST_SUITE("export") {
     const Config c = export_config();
     std::uint64_t sum = 0;
     for (const char* column : {"client_timo", "socket_timo", "connrefused", "connreset",
-                               "fd_unavail", "addrunavail", "ftab_full", "other", "parse_errors"}) {
+                               "fd_unavail", "addrunavail", "ftab_full", "other", "parse_errors",
+                               "unanswered"}) {
       sum += std::stoull(field(column, s, c));
     }
     CHECK(sum == std::stoull(field("errors_total", s, c)));

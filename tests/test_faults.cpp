@@ -119,7 +119,7 @@ void check_run(const FaultRun& run, const Counts& expected) {
         "Errors: parse-status " + std::to_string(expected.parse_status) + " parse-header " +
             std::to_string(expected.parse_header) + " parse-chunk " +
             std::to_string(expected.parse_chunk) + " parse-other " +
-            std::to_string(expected.parse_other));
+            std::to_string(expected.parse_other) + " unanswered 0");
 
   const nlohmann::json& totals = run.json.at("totals");
   CHECK(totals.at("arrivals") == expected.connections);

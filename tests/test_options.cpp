@@ -250,9 +250,52 @@ TEST_SUITE("options") {
           "--recv-buffer: must be within 1..4294967295 (got -1)");
     CHECK(usage_error({"--seed", "-1"}) == "--seed: must not be negative (got -1)");
     CHECK(usage_error({"--num-calls", "0"}) == "--num-calls: must be at least 1 (got 0)");
-    CHECK(usage_error({"--num-calls", "2"}) ==
-          "--num-calls: values above 1 need keep-alive, which rateperf does not support yet");
+    CHECK(usage_error({"--burst-length", "0"}) == "--burst-length: must be within 1..1000000 (got 0)");
+    CHECK(usage_error({"--max-piped-calls", "0"}) ==
+          "--max-piped-calls: must be within 1..1024 (got 0)");
+    CHECK(usage_error({"--connections", "0"}) == "--connections: must be within 1..1000000 (got 0)");
+    CHECK(usage_error({"--request-rate", "0", "--requests", "5"}) ==
+          "--request-rate: must be greater than 0 (got 0)");
+    CHECK(usage_error({"--requests", "0"}) == "--requests: must be at least 1 (got 0)");
+    CHECK(usage_error({"--duration", "0"}) == "--duration: must be greater than 0 (got 0)");
     CHECK(usage_error({"--rate", "1e10"}) == "--rate: must be at most 1e+09 (got 1e10)");
+  }
+
+  TEST_CASE("the two workloads' options do not mix") {
+    // Request mode: --request-rate (or --connections with --period) schedules requests.
+    CHECK(usage_error({"--request-rate", "10", "--rate", "5", "--requests", "5"}) ==
+          "--rate: not with --request-rate (--rate schedules connections, --request-rate requests)");
+    CHECK(usage_error({"--request-rate", "10", "--num-conns", "5", "--requests", "5"}) ==
+          "--num-conns: not with --request-rate (give --requests or --duration)");
+    CHECK(usage_error({"--request-rate", "10", "--num-calls", "5", "--duration", "1"}) ==
+          "--num-calls: not with --request-rate (its connections stay open for every request)");
+    CHECK(usage_error({"--request-rate", "10"}) ==
+          "--request-rate: needs --requests N or --duration S");
+    CHECK(usage_error({"--connections", "5", "--period", "e0.01"}) ==
+          "--connections: needs --requests N or --duration S");
+    CHECK(usage_error({"--connections", "5", "--requests", "9"}) ==
+          "--connections: needs --request-rate or --period");
+    CHECK(usage_error({"--request-rate", "10", "--period", "e0.1", "--requests", "9"}) ==
+          "--period: not with --request-rate (give one of them)");
+    CHECK(usage_error({"--request-rate", "10", "--requests", "9", "--duration", "1"}) ==
+          "--duration: not with --requests (give one of them)");
+    CHECK(usage_error({"--requests", "9"}) == "--requests: needs --request-rate (a request mode option)");
+    CHECK(usage_error({"--duration", "1"}) == "--duration: needs --request-rate (a request mode option)");
+    // What each mode keeps.
+    const Config calls = config_of({"--num-calls", "10", "--burst-length", "4", "--max-piped-calls", "3"});
+    CHECK_FALSE(calls.request_mode);
+    CHECK(calls.num_calls == 10);
+    CHECK(calls.burst_length == 4);
+    CHECK(calls.max_piped_calls == 3);
+    const Config requests = config_of({"--request-rate", "2000", "--connections", "50", "--duration", "10"});
+    CHECK(requests.request_mode);
+    CHECK(requests.connections == 50);
+    CHECK(requests.duration == std::chrono::seconds(10));
+    CHECK(requests.period.rate_per_s == 2000);
+    CHECK(config_of({"--request-rate", "5", "--requests", "7"}).connections == 10);
+    const Config poisson = config_of({"--connections", "4", "--period", "e0.001", "--requests", "7"});
+    CHECK(poisson.request_mode);
+    CHECK(poisson.period.kind == rateperf::options::PeriodKind::exponential);
   }
 
   TEST_CASE("bad --client, --uri, --method, --http-version and hosts are refused") {

@@ -72,8 +72,9 @@ Summary distinctive_summary() {
   set_error(s, ErrorKind::parse_header, 7);
   set_error(s, ErrorKind::parse_chunk, 8);
   set_error(s, ErrorKind::parse_other, 9);
-  s.errors_total = 81;
-  s.errors_other_httperf = 32;  // other 2 plus the parse errors 6 + 7 + 8 + 9
+  set_error(s, ErrorKind::unanswered, 10);
+  s.errors_total = 91;
+  s.errors_other_httperf = 42;  // other 2, the parse errors 6 + 7 + 8 + 9 and unanswered 10
   s.offered_rate_per_s = 300;
   s.issue_window_s = 133.33;
   s.issued_rate_per_s = 299.93;
@@ -174,9 +175,9 @@ Reply status: 1xx=1 2xx=39900 3xx=30 4xx=40 5xx=9
 CPU time [s]: user 1.23 system 2.50 (user 0.9% system 1.9% total 2.8%)
 Net I/O: 247.1 KB/s (2.0*10^6 bps)
 
-Errors: total 81 client-timo 3 socket-timo 11 connrefused 4 connreset 5
-Errors: fd-unavail 12 addrunavail 1 ftab-full 13 other 32
-Errors: parse-status 6 parse-header 7 parse-chunk 8 parse-other 9
+Errors: total 91 client-timo 3 socket-timo 11 connrefused 4 connreset 5
+Errors: fd-unavail 12 addrunavail 1 ftab-full 13 other 42
+Errors: parse-status 6 parse-header 7 parse-chunk 8 parse-other 9 unanswered 10
 
 Reply latency [ms]: p50 1.3 p90 2.3 p99 17.8 p99.9 250.5 max 5013.0 (from intended start)
 Reply latency [ms]: p50 1.0 p90 1.9 p99 3.6 p99.9 48.8 max 5011.0 (from actual start)
@@ -250,7 +251,8 @@ Timing: hybrid, CPU 2.8% of a core (sleeps 40010 polls 2500123 timer-arms 40003;
     const auto lines = lines_of(format_text(s));
     REQUIRE(lines.size() == 33);
     CHECK(lines[22] == "Errors: fd-unavail 0 addrunavail 0 ftab-full 0 other 0");
-    CHECK(lines[23] == "Errors: parse-status 0 parse-header 0 parse-chunk 0 parse-other 0");
+    CHECK(lines[23] ==
+          "Errors: parse-status 0 parse-header 0 parse-chunk 0 parse-other 0 unanswered 0");
     CHECK(lines[24] == "");
   }
 

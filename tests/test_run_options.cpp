@@ -306,7 +306,7 @@ TEST_SUITE("run_options") {
     INFO(crossed.out << crossed.err);
     CHECK(report_figure(crossed.out, "Errors: total", "connreset") == 4);
     CHECK(crossed.exit_code == 3);
-    CHECK(crossed.err.find("20.00 % of the arrivals failed > --max-error-rate 19 %") !=
+    CHECK(crossed.err.find("20.00 % of the calls failed > --max-error-rate 19 %") !=
           std::string::npos);
     auto below = base;
     below.insert(below.end(), {"--max-error-rate", "21"});

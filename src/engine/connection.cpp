@@ -1,5 +1,7 @@
 #include "engine/connection.hpp"
 
+#include <algorithm>
+
 #include "engine/loop.hpp"
 #include "net/errno_kind.hpp"
 
@@ -28,7 +30,7 @@ ErrorKind parse_error_kind(http::ParseError error) {
 }  // namespace
 
 Connection::Connection(ConnectionContext& context)
-    : context_(context), tcp_(context.buffer_sizes) {
+    : context_(context), tcp_(context.buffer_sizes), calls_(context.workload.max_in_flight) {
   watchdog_.bind<&Connection::on_watchdog>(*this);
 }
 
@@ -37,38 +39,82 @@ Connection::~Connection() {
 }
 
 void Connection::start(TimePoint intended, TimePoint now) {
-  intended_ = intended;
-  connect_start_ = now;
-  replies_ = 0;
   calls_started_ = 0;
   calls_.clear();
+  burst_ = Request{intended, now};
+  burst_left_ = std::min(context_.workload.burst_length, context_.workload.calls_per_connection);
+  // The first burst is queued before connecting, so that a connection that cannot even be made
+  // counts its calls; it is written once the socket exists.
+  const std::size_t first = static_cast<std::size_t>(
+      std::min<std::uint64_t>(burst_left_, calls_.capacity()));
+  for (std::size_t i = 0; i < first; ++i) {
+    Call& call = calls_.push();
+    call.intended = intended;
+    call.actual = now;
+  }
+  burst_left_ -= first;
+  calls_started_ = first;
+  if (!connect(now)) return;
+  if (!flush(Clock::now())) return;
+  // One edge-triggered registration for the rest of the connection's life: readiness to read
+  // brings the replies, and readiness to write (only while a request is not all written) ends
+  // the connect or resumes the request. One epoll_ctl to add it, one to remove it.
+  register_events(unsent_ < calls_.size());
+}
+
+void Connection::open(TimePoint now, const Request* first) {
+  calls_started_ = 0;
+  burst_left_ = 0;
+  calls_.clear();
+  if (first != nullptr) {
+    Call& call = calls_.push();
+    call.intended = first->intended;
+    call.actual = first->actual;
+  }
+  if (!connect(now)) return;
+  if (!flush(Clock::now())) return;
+  // With nothing to write, the first write edge tells that the connect is done.
+  register_events(unsent_ < calls_.size() || !transport_.connected());
+}
+
+bool Connection::connect(TimePoint now) {
+  connect_start_ = now;
+  replies_ = 0;
   unsent_ = 0;
   parser_.reset(context_.workload.replies_have_no_body);
 
   const net::IoResult opened = transport_.connect(context_.endpoint);
   if (!transport_.is_open()) {
-    // No socket, so no connection: the arrival itself ends with this error.
-    context_.collector.error(net::error_from_errno(opened.error));
-    context_.owner.connection_ended(*this, now);
-    return;
+    // No socket, so no connection: the calls themselves end with this error.
+    fail(net::error_from_errno(opened.error), now);
+    return false;
   }
   if (transport_.options_refused()) ++context_.buffer_refusals;
   context_.collector.connecting();
-  if (context_.timeout > Duration::zero())
+  if (context_.timeout > Duration::zero() && !calls_.empty())
     context_.loop.schedule(watchdog_, now + context_.timeout);
   if (opened.status == net::IoStatus::failed) {
     fail(net::error_from_errno(opened.error), now);
-    return;
+    return false;
   }
   if (opened.connected) context_.collector.connected(Clock::now() - connect_start_);
-  // The request is tried at once: on loopback and fast links the handshake is often complete
-  // by the time connect() returns EINPROGRESS, and then neither it nor the request needs a
-  // wake-up of its own.
-  if (!start_call(Clock::now())) return;
-  // One edge-triggered registration for the rest of the connection's life: readiness to read
-  // brings the replies, and readiness to write (only while a request is not all written) ends
-  // the connect or resumes the request. One epoll_ctl to add it, one to remove it.
-  register_events(unsent_ < calls_.size());
+  // The requests are tried at once (by the caller): on loopback and fast links the handshake is
+  // often complete by the time connect() returns EINPROGRESS, and then neither it nor the
+  // request needs a wake-up of its own.
+  return true;
+}
+
+bool Connection::submit(const Request& request, TimePoint now) {
+  Call& call = calls_.push();
+  call.intended = request.intended;
+  call.actual = request.actual;
+  if (!flush(now)) return false;
+  if (event_added_ && !write_registered_ && unsent_ < calls_.size()) register_events(true);
+  return true;
+}
+
+void Connection::close_idle(TimePoint now) {
+  if (calls_.empty()) close_and_release(now);
 }
 
 void Connection::register_events(bool want_write) {
@@ -88,8 +134,19 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
   const TimePoint now = Clock::now();
   const bool sending = connection->unsent_ < connection->calls_.size();
   bool ended = false;
-  // A write edge while nothing is left to send carries no news.
-  if ((what & EV_WRITE) && sending) ended = !connection->flush(now);
+  if ((what & EV_WRITE) && sending) {
+    ended = !connection->flush(now);
+  } else if ((what & EV_WRITE) && !connection->transport_.connected()) {
+    // A connection opened ahead of its requests: the handshake ended.
+    const net::IoResult done = connection->transport_.finish_connect();
+    if (done.status == net::IoStatus::failed) {
+      connection->fail(net::error_from_errno(done.error), now);
+      ended = true;
+    } else if (done.connected) {
+      connection->context_.collector.connected(now - connection->connect_start_);
+      connection->register_events(false);
+    }
+  }
   // A read edge that came with the write edge (a server that answered or closed at once) is
   // announced only this once: read now.
   if ((what & EV_READ) && !ended && connection->open()) connection->on_readable(now);
@@ -97,9 +154,14 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
   loop.catch_up(now);
 }
 
-bool Connection::start_call(TimePoint now) {
-  calls_.push();
-  ++calls_started_;
+bool Connection::start_burst_calls(TimePoint now) {
+  while (burst_left_ > 0 && !calls_.full()) {
+    Call& call = calls_.push();
+    call.intended = burst_.intended;
+    call.actual = burst_.actual;
+    --burst_left_;
+    ++calls_started_;
+  }
   return flush(now);
 }
 
@@ -111,7 +173,7 @@ bool Connection::flush(TimePoint now) {
       const net::IoResult wrote = transport_.write(request.data() + call.sent_bytes,
                                                     request.size() - call.sent_bytes, now);
       if (wrote.status == net::IoStatus::failed) {
-        fail(net::error_from_errno(wrote.error), now);
+        server_closed(net::error_from_errno(wrote.error), now);
         return false;
       }
       if (wrote.status != net::IoStatus::done) {
@@ -121,7 +183,11 @@ bool Connection::flush(TimePoint now) {
         return true;
       }
       if (wrote.connected) context_.collector.connected(now - connect_start_);
-      if (call.sent_bytes == 0) call.send_start = now;
+      if (call.sent_bytes == 0) {
+        call.send_start = now;
+        // Request mode: how long the request waited for a connection (and for the client).
+        if (context_.workload.pooled) context_.collector.request_wait(now - call.intended);
+      }
       call.sent_bytes += wrote.bytes;
     }
     context_.collector.request_sent(call.sent_bytes);
@@ -143,23 +209,21 @@ void Connection::on_readable(TimePoint now) {
         // came with the last bytes would never be announced again.
         continue;
       case net::IoStatus::closed: {
-        // The server closed: that ends a close-delimited body; any other reply is cut short,
-        // and a close before any byte of a reply (or with no call in flight) is httperf's
-        // connreset too.
+        // The server closed: that ends a close-delimited body; any other reply is cut short.
         const http::FeedStatus status = parser_.finish();
         if (status == http::FeedStatus::complete && !calls_.empty()) {
-          if (!reply_done(got.at)) fail(ErrorKind::connreset, got.at);
+          if (!reply_done(got.at)) server_closed(ErrorKind::connreset, got.at);
         } else if (status == http::FeedStatus::error) {
           fail(parse_error_kind(parser_.error()), got.at);
         } else {
-          fail(ErrorKind::connreset, got.at);
+          server_closed(ErrorKind::connreset, got.at);
         }
         return;
       }
       case net::IoStatus::again:
         return;
       case net::IoStatus::failed:
-        fail(net::error_from_errno(got.error), now);
+        server_closed(net::error_from_errno(got.error), now);
         return;
     }
   }
@@ -167,8 +231,7 @@ void Connection::on_readable(TimePoint now) {
 
 bool Connection::take_bytes(const char* data, std::size_t length, TimePoint at) {
   std::size_t offset = 0;
-  // Bytes with no call in flight are no reply of anyone's: ignored (the connection closes
-  // after its last reply anyway).
+  // Bytes with no call in flight are no reply of anyone's: ignored.
   while (offset < length && !calls_.empty()) {
     if (!parser_.started()) calls_.front().first_byte = at;
     std::size_t consumed = 0;
@@ -188,6 +251,12 @@ bool Connection::take_bytes(const char* data, std::size_t length, TimePoint at) 
 }
 
 bool Connection::reply_done(TimePoint now) {
+  // A status beyond the classes HTTP defines is no reply: the status classes add up to the
+  // replies.
+  if (parser_.status() > 599 || parser_.status() < 100) {
+    fail(ErrorKind::parse_status, now);
+    return true;
+  }
   ++replies_;
   const Call& call = calls_.front();
   stats::ReplyRecord record;
@@ -197,29 +266,47 @@ bool Connection::reply_done(TimePoint now) {
   record.footer_bytes = parser_.footer_bytes();
   record.response = call.first_byte - call.send_start;
   record.transfer = now - call.first_byte;
-  record.latency_intended = now - intended_;
-  record.latency_actual = now - connect_start_;
+  record.latency_intended = now - call.intended;
+  record.latency_actual = now - call.actual;
   context_.collector.reply(record);
   const bool keep_alive = parser_.keep_alive();
   calls_.pop();
   --unsent_;
-  const bool more_calls = calls_started_ < context_.workload.calls_per_connection;
-  if (calls_.empty() && !(keep_alive && more_calls)) {
-    close_and_release(now);
+  parser_.reset(context_.workload.replies_have_no_body);
+  if (!keep_alive) {
+    // "Connection: close", or HTTP/1.0 without keep-alive: the calls after this one go
+    // unanswered.
+    end_unanswered(now);
     return true;
   }
-  // The next reply on this connection: a call in flight, or the next one, on a connection the
-  // server keeps open.
-  parser_.reset(context_.workload.replies_have_no_body);
-  return calls_.empty() && !start_call(now);
+  if (context_.workload.pooled) {
+    touch(now);
+    context_.owner.connection_idle(*this, now);
+    return !open();
+  }
+  // httperf's workload: the rest of this burst, then the next burst once all its replies came.
+  if (burst_left_ == 0 && calls_.empty()) {
+    if (calls_not_started() == 0) {
+      close_and_release(now);
+      return true;
+    }
+    burst_ = Request{now, now};
+    burst_left_ = std::min(context_.workload.burst_length, calls_not_started());
+  }
+  return burst_left_ > 0 && !start_burst_calls(now);
 }
 
 void Connection::touch(TimePoint now) {
   const Duration timeout = context_.timeout;
   if (timeout <= Duration::zero()) return;
+  // A pooled connection with nothing in flight waits for requests, not for the server.
+  if (calls_.empty()) {
+    context_.loop.cancel(watchdog_);
+    return;
+  }
   Duration wait = timeout;
   // httperf adds --think-timeout to the wait for the first byte of a reply.
-  const bool waiting_for_reply = !calls_.empty() && unsent_ == calls_.size() && !parser_.started();
+  const bool waiting_for_reply = unsent_ == calls_.size() && !parser_.started();
   if (waiting_for_reply) wait += context_.think_timeout;
   context_.loop.rearm(watchdog_, now + wait);
 }
@@ -228,8 +315,35 @@ void Connection::on_watchdog(Timer&, TimePoint now) {
   fail(ErrorKind::client_timo, now);
 }
 
+std::uint64_t Connection::calls_not_started() const {
+  if (context_.workload.pooled) return 0;
+  return context_.workload.calls_per_connection - calls_started_;
+}
+
+void Connection::server_closed(ErrorKind kind, TimePoint now) {
+  // On a connection the server has answered before, a close (or reset) before any byte of the
+  // next reply is the server ending the persistent connection: the calls it still had are
+  // unanswered. The first call of a connection keeps httperf's connreset.
+  if (kind == ErrorKind::connreset && replies_ > 0 && !parser_.started()) {
+    end_unanswered(now);
+  } else {
+    fail(kind, now);
+  }
+}
+
 void Connection::fail(ErrorKind kind, TimePoint now) {
-  context_.collector.error(kind);
+  std::uint64_t lost = calls_.size() + calls_not_started();
+  if (lost > 0) {
+    context_.collector.error(kind);
+    --lost;
+  }
+  if (lost > 0) context_.collector.error(ErrorKind::unanswered, lost);
+  close_and_release(now);
+}
+
+void Connection::end_unanswered(TimePoint now) {
+  const std::uint64_t lost = calls_.size() + calls_not_started();
+  if (lost > 0) context_.collector.error(ErrorKind::unanswered, lost);
   close_and_release(now);
 }
 
@@ -244,6 +358,8 @@ void Connection::close_and_release(TimePoint now) {
     context_.collector.connection_closed(now - connect_start_, replies_);
   }
   calls_.clear();
+  calls_started_ = context_.workload.calls_per_connection;  // nothing left to count
+  burst_left_ = 0;
   unsent_ = 0;
   context_.owner.connection_ended(*this, now);
 }

@@ -15,37 +15,62 @@
 
 namespace rateperf::engine {
 
+// A request of the schedule, with its intended time and the time the client took it up.
+struct Request {
+  TimePoint intended{};
+  TimePoint actual{};
+};
+
 // One client connection: a transport (socket, connect, read, write) and the FIFO of its calls.
 // It measures each call's timestamps, frames the replies (the bytes after one reply start the
-// next), and tells the collector what happened; it never prints.
+// next), and tells the collector what happened; it never prints. Every call it takes ends as a
+// reply or a counted error: the call whose failure ends the connection with that error, the
+// other calls it still had with ErrorKind::unanswered.
+//
+// Two ways to use it. start(): httperf's workload, the connection makes the workload's calls
+// itself, in pipelined bursts, and closes after the last. open() and submit(): request mode,
+// the owner hands it requests as they come and it stays open between them, telling the owner
+// when it has room for another.
 //
 // Owned by its worker's pool and reused for later arrivals (no allocation per connection); used
 // only on the worker's thread, through the narrow ConnectionContext it is given.
 class Connection {
  public:
-  // Calls in flight on one connection: one until pipelining lands.
-  static constexpr std::size_t kCallsInFlight = 1;
-
   explicit Connection(ConnectionContext& context);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   ~Connection();
 
-  // Opens a transport and starts connecting, for the arrival intended at `intended`. Every
-  // outcome is counted: on failure the connection ends at once (and goes back to its owner).
+  // httperf's workload: opens a transport and starts connecting, for the arrival intended at
+  // `intended`, and sends the first burst of calls. Every outcome is counted: on failure the
+  // connection ends at once (and goes back to its owner).
   void start(TimePoint intended, TimePoint now);
+  // Request mode: opens a transport and starts connecting, with `first` as its first request if
+  // there is one.
+  void open(TimePoint now, const Request* first);
+  // Request mode: sends `request` on this connection (has_room() must hold). False when the
+  // connection ended doing it (the request is counted as an error).
+  bool submit(const Request& request, TimePoint now);
+  // Request mode: closes a connection with no call in flight, at the end of the run.
+  void close_idle(TimePoint now);
   // Ends the connection now with `kind` (a stopped run's last open connections).
   void abort(ErrorKind kind, TimePoint now) { fail(kind, now); }
 
   bool open() const { return transport_.is_open(); }
+  std::size_t in_flight() const { return calls_.size(); }
+  bool has_room() const { return !calls_.full(); }
 
   Connection* next_free = nullptr;  // the owner's free list
+  bool pool_queued = false;         // the owner's list of connections with room holds it
 
  private:
   static void on_event(evutil_socket_t fd, short what, void* self);
   void on_watchdog(Timer& timer, TimePoint now);
-  // Starts the connection's next call: queues it and writes what it can.
-  bool start_call(TimePoint now);
+  // Resets the per-connection state and starts connecting; false when it ended at once.
+  bool connect(TimePoint now);
+  // Queues the calls of the current burst that fit in flight, then writes what it can; false
+  // when the connection ended.
+  bool start_burst_calls(TimePoint now);
   // Writes what it can of the calls not yet sent; false when the connection ended (failed).
   bool flush(TimePoint now);
   void on_readable(TimePoint now);
@@ -55,7 +80,14 @@ class Connection {
   bool reply_done(TimePoint now);
   void touch(TimePoint now);  // pushes the watchdog back after I/O
   void register_events(bool want_write);
+  // Calls of httperf's workload not yet queued (none in request mode).
+  std::uint64_t calls_not_started() const;
+  // The server closed or reset the connection, or a write found it closed (`kind`).
+  void server_closed(ErrorKind kind, TimePoint now);
+  // Ends the connection: the front call in flight fails with `kind`, the others are unanswered.
   void fail(ErrorKind kind, TimePoint now);
+  // Ends the connection with every call it still had unanswered (none: a clean close).
+  void end_unanswered(TimePoint now);
   void close_and_release(TimePoint now);
 
   ConnectionContext& context_;
@@ -67,11 +99,12 @@ class Connection {
   event event_{};
   bool event_added_ = false;
   bool write_registered_ = false;
-  TimePoint intended_{};
   TimePoint connect_start_{};
-  std::uint64_t calls_started_ = 0;  // calls of this connection so far
+  std::uint64_t calls_started_ = 0;  // calls of this connection queued so far
+  std::uint64_t burst_left_ = 0;     // calls of the current burst not yet queued
+  Request burst_{};                  // the current burst's intended and actual start
   std::uint32_t replies_ = 0;
-  CallQueue<kCallsInFlight> calls_;
+  CallQueue calls_;
   std::size_t unsent_ = 0;  // index in calls_ of the first call not wholly written
   http::ResponseParser parser_;
 };

@@ -14,10 +14,15 @@ namespace rateperf::engine {
 class Connection;
 class Loop;
 
-// Who pools the connections and is told when one ends.
+// Who pools the connections and is told when one ends, or (request mode) has room for
+// another request.
 class ConnectionOwner {
  public:
+  // The connection closed; it may be started again, but not from inside this call.
   virtual void connection_ended(Connection& connection, TimePoint now) = 0;
+  // A pooled connection (request mode) has room for another call: the owner may submit() to it
+  // from inside this call.
+  virtual void connection_idle(Connection& connection, TimePoint now) = 0;
 
  protected:
   ~ConnectionOwner() = default;

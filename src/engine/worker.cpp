@@ -48,10 +48,18 @@ Worker::Worker(const WorkerSetup& setup)
   sample_timer_.bind<&Worker::on_sample>(*this);
   grace_timer_.bind<&Worker::on_grace>(*this);
   progress_timer_.bind<&Worker::on_progress>(*this);
+  if (config_.request_mode) {
+    // This worker's share of the connections, at least one.
+    const std::uint64_t size = std::max<std::uint64_t>(
+        1, config_.connections / shares_ + (share_ < config_.connections % shares_ ? 1 : 0));
+    requests_ = std::make_unique<RequestPool>(context_, static_cast<std::size_t>(size),
+                                              [this](TimePoint now) { maybe_finish(now); });
+  }
 }
 
 Worker::~Worker() {
   // Connections hold events of the loop: free them first.
+  requests_.reset();
   pool_.clear();
   stop_event_.reset();
   if (stop_fd_ >= 0) ::close(stop_fd_);
@@ -73,6 +81,7 @@ WorkerResult Worker::run(TimePoint start) {
   if (publish_progress_) loop_.schedule(progress_timer_, start + kProgressInterval);
 
   event_add(stop_event_.get(), nullptr);
+  if (requests_) requests_->open_all(Clock::now());
   // A stop requested before the run began ends the schedule at its start.
   on_stop_request(stop_fd_, EV_READ, this);
   if (source_->done()) maybe_finish(start);
@@ -171,6 +180,10 @@ void Worker::issue_due(TimePoint now) {
         result_.last_arrival = actual;
         result_.last_intended = intended;
         result_.collector.arrival(intended, actual);
+        if (requests_) {
+          requests_->arrive(Request{intended, actual}, actual);
+          return;
+        }
 
         Connection* connection = free_;
         if (connection != nullptr) {
@@ -200,13 +213,23 @@ void Worker::stop_schedule(TimePoint now) {
 }
 
 void Worker::end_all(ErrorKind kind, TimePoint now) {
+  if (requests_) requests_->abort_all(kind, now);
   for (Connection& connection : pool_) {
     if (connection.open()) connection.abort(kind, now);
   }
 }
 
 void Worker::maybe_finish(TimePoint now) {
-  if (finished_ || !source_->done() || result_.collector.open_connections() > 0) return;
+  if (finished_ || closing_idle_ || !source_->done()) return;
+  if (requests_) {
+    // Request mode: the pool's connections stay open between requests; once the schedule is
+    // done and nothing waits or is in flight, they close.
+    if (!requests_->quiet()) return;
+    closing_idle_ = true;
+    requests_->close_idle(now);
+    closing_idle_ = false;
+  }
+  if (result_.collector.open_connections() > 0) return;
   finished_ = true;
   if (result_.end < now && result_.collector.connections() == 0) result_.end = now;
   loop_.cancel(sample_timer_);
@@ -216,8 +239,19 @@ void Worker::maybe_finish(TimePoint now) {
   loop_.stop();
 }
 
+void Worker::connection_idle(Connection& connection, TimePoint now) {
+  requests_->idle(connection, now);
+  // The schedule's last reply may have come.
+  if (source_->done()) maybe_finish(now);
+}
+
 void Worker::connection_ended(Connection& connection, TimePoint now) {
   result_.end = std::max(result_.end, now);
+  if (requests_) {
+    requests_->ended(connection, now);
+    maybe_finish(now);
+    return;
+  }
   connection.next_free = free_;
   free_ = &connection;
   // A closed loop's slot is free again: its next arrival is due now.

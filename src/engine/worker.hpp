@@ -10,6 +10,7 @@
 #include "engine/context.hpp"
 #include "engine/event.hpp"
 #include "engine/loop.hpp"
+#include "engine/request_pool.hpp"
 #include "engine/timer.hpp"
 #include "net/endpoint.hpp"
 #include "options/config.hpp"
@@ -60,8 +61,8 @@ struct WorkerResult {
 };
 
 // Runs one share of the schedule on its own event loop: takes arrivals from its work source
-// regardless of replies, starts a Connection for each, and counts every outcome in its
-// Collector. Arrivals, watchdogs and the reply-rate sampler are timers of its Loop.
+// regardless of replies, starts a Connection for each (or, in request mode, hands each to its
+// RequestPool), and counts every outcome in its Collector. Arrivals, watchdogs and the reply-rate sampler are timers of its Loop.
 //
 // Owns its loop, connection pool and collector, and no process-wide state: it handles no
 // signal. Everything runs on the thread that calls run(); request_stop() and progress() may
@@ -94,6 +95,7 @@ class Worker final : private ConnectionOwner {
   void maybe_finish(TimePoint now);
   void publish(TimePoint now);
   void connection_ended(Connection& connection, TimePoint now) override;
+  void connection_idle(Connection& connection, TimePoint now) override;
 
   const options::Config& config_;
   std::size_t share_;
@@ -118,6 +120,8 @@ class Worker final : private ConnectionOwner {
   ConnectionContext context_;
   std::deque<Connection> pool_;  // stable addresses; grows to the peak number of connections
   Connection* free_ = nullptr;
+  std::unique_ptr<RequestPool> requests_;  // request mode: the persistent connections
+  bool closing_idle_ = false;              // request mode: the run's end closes the pool
   int stops_ = 0;
   bool finished_ = false;
 

@@ -39,6 +39,22 @@ IoResult TcpTransport::connect(const Endpoint& to) {
   return IoResult{};  // again
 }
 
+IoResult TcpTransport::finish_connect() {
+  IoResult result;
+  if (connected_) {
+    result.status = IoStatus::done;
+    return result;
+  }
+  int error = 0;
+  socklen_t length = sizeof error;
+  if (::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length) != 0) return failed(errno);
+  if (error != 0) return failed(error);
+  connected_ = true;
+  result.status = IoStatus::done;
+  result.connected = true;
+  return result;
+}
+
 IoResult TcpTransport::write(const char* data, std::size_t length, TimePoint now) {
   for (;;) {
     const ssize_t n = ::send(fd_, data, length, MSG_NOSIGNAL);

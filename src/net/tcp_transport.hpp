@@ -7,7 +7,8 @@ namespace rateperf::net {
 
 // Plain TCP. "Connected" is learnt without a getsockopt(SO_ERROR) per connection: the first
 // write that moves bytes proves the handshake complete, and a failed handshake makes the first
-// write (or read) fail with the socket's pending error.
+// write (or read) fail with the socket's pending error. Only a connection opened with nothing
+// to write asks the socket (finish_connect).
 class TcpTransport final : public Transport {
  public:
   // `buffers` outlives the transport (one for a worker's connections).
@@ -17,6 +18,7 @@ class TcpTransport final : public Transport {
   TcpTransport& operator=(const TcpTransport&) = delete;
 
   IoResult connect(const Endpoint& to) override;
+  IoResult finish_connect() override;
   IoResult write(const char* data, std::size_t length, TimePoint now) override;
   IoResult read(char* buffer, std::size_t capacity, TimePoint now) override;
   void close() override;

@@ -38,6 +38,9 @@ class Transport {
   // Opens a socket and starts connecting to `to`: done (connected at once), again (in
   // progress) or failed (errno in `error`; is_open() tells whether a socket was made at all).
   virtual IoResult connect(const Endpoint& to) = 0;
+  // Ends a connect in progress with nothing to write (a pooled connection opened ahead of its
+  // requests), on the descriptor's first write edge: done (connected), again, or failed.
+  virtual IoResult finish_connect() = 0;
   // Writes what it can of [data, data + length).
   virtual IoResult write(const char* data, std::size_t length, TimePoint now) = 0;
   // Reads what there is, up to `capacity` bytes.

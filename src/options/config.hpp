@@ -9,6 +9,9 @@
 
 namespace rateperf::options {
 
+// The most calls --max-piped-calls may put in flight on one connection.
+inline constexpr std::uint64_t kMaxPipedCalls = 1024;
+
 // How the gaps between arrivals are drawn (httperf's --period letter).
 enum class PeriodKind {
   deterministic,  // d: every gap is `mean`
@@ -60,7 +63,19 @@ struct Config {
 
   Period period;                // the arrival process, from --rate or --period
   std::uint64_t num_conns = 1;  // connections to issue in all
-  std::uint64_t num_calls = 1;  // requests per connection (only 1 until keep-alive lands)
+  std::uint64_t num_calls = 1;  // calls per connection (httperf's --num-calls)
+  // Calls go out in pipelined bursts of this many (the next burst after all their replies); in
+  // request mode, the most requests in flight on one connection.
+  std::uint64_t burst_length = 1;
+  std::uint64_t max_piped_calls = 32;  // the most calls in flight on one connection
+
+  // Request mode (--request-rate, or --connections with --period): the period schedules
+  // requests, not connections, over a pool of `connections` persistent connections opened at
+  // the start; `requests` in all, or as many as the schedule has in `duration`.
+  bool request_mode = false;
+  std::uint64_t connections = 10;
+  std::uint64_t requests = 0;  // 0: bounded by `duration`
+  Duration duration{};
 
   Duration timeout{};        // inactivity watchdog (client-timo); zero: none
   Duration think_timeout{};  // added to the wait for the first reply byte

@@ -25,6 +25,28 @@ struct Given {
   std::string value;
 };
 
+// The options of the two workloads do not mix: connections at a rate, each with its calls
+// (--rate or --period, --num-conns, --num-calls), or requests at a rate over a pool of
+// connections (--request-rate or --period, --connections, --requests or --duration).
+void check_request_mode(const Config& config, const std::set<std::string_view>& seen) {
+  const auto given = [&](std::string_view name) { return seen.count(name) != 0; };
+  if (!config.request_mode) {
+    for (const std::string_view name : {"requests", "duration"}) {
+      if (given(name)) fail("--" + std::string(name), "needs --request-rate (a request mode option)");
+    }
+    return;
+  }
+  const std::string mode = given("request-rate") ? "--request-rate" : "--connections";
+  if (given("rate")) fail("--rate", "not with " + mode + " (--rate schedules connections, --request-rate requests)");
+  if (given("num-conns")) fail("--num-conns", "not with " + mode + " (give --requests or --duration)");
+  if (given("num-calls")) fail("--num-calls", "not with " + mode + " (its connections stay open for every request)");
+  if (given("request-rate") && given("period")) fail("--period", "not with --request-rate (give one of them)");
+  if (!given("request-rate") && !given("period")) fail("--connections", "needs --request-rate or --period");
+  if (config.period.sequential()) fail("--period", "request mode needs gaps above 0");
+  if (given("requests") && given("duration")) fail("--duration", "not with --requests (give one of them)");
+  if (!given("requests") && !given("duration")) fail(mode, "needs --requests N or --duration S");
+}
+
 }  // namespace
 
 Parsed parse(int argc, const char* const* argv) {
@@ -99,6 +121,8 @@ Parsed parse(int argc, const char* const* argv) {
       if (g.spec == &spec) spec.apply(config, g.value);
     }
   }
+
+  check_request_mode(config, seen);
 
   // Without --seed, clients of one run draw different gaps while a repeated run draws the same.
   if (!config.seed_given) config.seed = 1 + std::uint64_t{config.client_id};

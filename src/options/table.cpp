@@ -139,7 +139,10 @@ const std::array kOptions = {
     // Like httperf, a fixed period is echoed as the rate it amounts to, and a sequential run
     // (rate 0) shows neither; this one entry echoes --period too.
     .echo_rank = 10, .echo = [](const Config& c, std::string& l) {
-      if (const std::string text = echo_period(c.period); !text.empty()) add(l, text); },
+      if (const std::string text = echo_period(c.period); !text.empty()) {
+        // In request mode the period schedules requests: "--rate" becomes "--request-rate".
+        add(l, c.request_mode && text.starts_with("--rate=") ? "--request-" + text.substr(2) : text);
+      } },
     .json = [](const Config& c, json& j) { j["rate_per_s"] = c.period.rate_per_s; }},
   OptionSpec{.name = "period", .group = Group::load, .kind = ValueKind::period,
     .value_name = "[d|u|e|v]T1[,T2...]", .help = "gaps between connections, instead of --rate (see below)",
@@ -149,18 +152,61 @@ const std::array kOptions = {
     .help = "connections to issue in all (default 1)",
     .apply = [](Config& c, std::string_view v) { c.num_conns = parse_whole("--num-conns", v, 1); },
     .echo_rank = 15, .echo = [](const Config& c, std::string& l) {
-      add(l, "--num-conns=" + std::to_string(c.num_conns)); },
+      if (!c.request_mode) add(l, "--num-conns=" + std::to_string(c.num_conns)); },
     .json = [](const Config& c, json& j) { j["num_conns"] = c.num_conns; }},
   OptionSpec{.name = "num-calls", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
-    .help = "requests per connection; only 1 for now (default 1)",
-    .apply = [](Config& c, std::string_view v) {
-      c.num_calls = parse_whole("--num-calls", v, 1);
-      if (c.num_calls > 1) {
-        fail("--num-calls", "values above 1 need keep-alive, which rateperf does not support yet");
-      } },
+    .help = "calls on each connection, one after another, then close (default 1)",
+    .apply = [](Config& c, std::string_view v) { c.num_calls = parse_whole("--num-calls", v, 1); },
     .echo_rank = 16, .echo = [](const Config& c, std::string& l) {
-      add(l, "--num-calls=" + std::to_string(c.num_calls)); },
+      if (!c.request_mode) add(l, "--num-calls=" + std::to_string(c.num_calls)); },
     .json = [](const Config& c, json& j) { j["num_calls"] = c.num_calls; }},
+  OptionSpec{.name = "burst-length", .group = Group::load, .kind = ValueKind::whole,
+    .value_name = "B", .help = "calls pipelined at once, next burst after their replies (default 1)",
+    .apply = [](Config& c, std::string_view v) {
+      c.burst_length = parse_whole("--burst-length", v, 1, 1000000); },
+    .echo_rank = 21, .echo = [](const Config& c, std::string& l) {
+      if (c.burst_length != 1) add(l, "--burst-length=" + std::to_string(c.burst_length)); },
+    .json = [](const Config& c, json& j) { j["burst_length"] = c.burst_length; }},
+  OptionSpec{.name = "max-piped-calls", .group = Group::load, .kind = ValueKind::whole,
+    .value_name = "P", .help = "most calls in flight on one connection (default 32)",
+    .apply = [](Config& c, std::string_view v) {
+      c.max_piped_calls = parse_whole("--max-piped-calls", v, 1, kMaxPipedCalls); },
+    .echo_rank = 22, .echo = [](const Config& c, std::string& l) {
+      if (c.max_piped_calls != 32) add(l, "--max-piped-calls=" + std::to_string(c.max_piped_calls)); },
+    .json = [](const Config& c, json& j) { j["max_piped_calls"] = c.max_piped_calls; }},
+  OptionSpec{.name = "request-rate", .group = Group::load, .kind = ValueKind::real,
+    .value_name = "R", .help = "requests per second over --connections persistent connections",
+    .apply = [](Config& c, std::string_view v) {
+      c.period = period_of_rate(v);
+      if (c.period.sequential()) fail("--request-rate", "must be greater than 0 (got " + std::string(v) + ")");
+      c.request_mode = true; },
+    .json = [](const Config& c, json& j) {
+      j["request_rate_per_s"] = c.request_mode ? json(c.period.rate_per_s) : json(nullptr); }},
+  OptionSpec{.name = "connections", .group = Group::load, .kind = ValueKind::whole,
+    .value_name = "C", .help = "persistent connections of --request-rate, opened at the start (default 10)",
+    .apply = [](Config& c, std::string_view v) {
+      c.connections = parse_whole("--connections", v, 1, 1000000);
+      c.request_mode = true; },
+    .echo_rank = 23, .echo = [](const Config& c, std::string& l) {
+      if (c.request_mode) add(l, "--connections=" + std::to_string(c.connections)); },
+    .json = [](const Config& c, json& j) {
+      j["connections"] = c.request_mode ? json(c.connections) : json(nullptr); }},
+  OptionSpec{.name = "requests", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
+    .help = "requests in all, with --request-rate",
+    .apply = [](Config& c, std::string_view v) { c.requests = parse_whole("--requests", v, 1); },
+    .echo_rank = 24, .echo = [](const Config& c, std::string& l) {
+      if (c.requests > 0) add(l, "--requests=" + std::to_string(c.requests)); },
+    .json = [](const Config& c, json& j) {
+      j["requests"] = c.requests > 0 ? json(c.requests) : json(nullptr); }},
+  OptionSpec{.name = "duration", .group = Group::load, .kind = ValueKind::seconds, .value_name = "S",
+    .help = "seconds of schedule, with --request-rate, instead of --requests",
+    .apply = [](Config& c, std::string_view v) {
+      c.duration = to_duration("--duration", parse_seconds("--duration", v), v);
+      if (c.duration <= Duration::zero()) fail("--duration", "must be greater than 0 (got " + std::string(v) + ")"); },
+    .echo_rank = 25, .echo = [](const Config& c, std::string& l) {
+      echo_seconds(l, "--duration", c.duration); },
+    .json = [](const Config& c, json& j) {
+      j["duration_s"] = c.duration > Duration::zero() ? json(to_s(c.duration)) : json(nullptr); }},
   OptionSpec{.name = "timeout", .group = Group::load, .kind = ValueKind::seconds, .value_name = "X",
     .help = "inactivity timeout in seconds; 0: none (default 0)",
     .apply = [](Config& c, std::string_view v) {
@@ -267,7 +313,7 @@ const std::array kOptions = {
     .json = [](const Config& c, json& j) {
       j["max_lag_ms"] = c.max_lag > Duration::zero() ? json(to_ms(c.max_lag)) : json(nullptr); }},
   OptionSpec{.name = "max-error-rate", .group = Group::thresholds, .kind = ValueKind::real,
-    .value_name = "P", .help = "exit 3 when more than P % of the arrivals fail",
+    .value_name = "P", .help = "exit 3 when more than P % of the calls fail",
     .apply = [](Config& c, std::string_view v) {
       const double percent = parse_real("--max-error-rate", v);
       if (percent < 0 || percent > 100) {

@@ -162,6 +162,20 @@ constexpr std::array kColumns = {
     Column{"status_5xx",
            [](const Summary& s, const Config&) { return whole(s.status_classes[4]); }},
     Column{"interrupted", [](const Summary& s, const Config&) { return flag(s.interrupted); }},
+    // Keep-alive and request mode (issue 15), after the older columns so that a spreadsheet
+    // built on them keeps its references.
+    Column{"unanswered",
+           [](const Summary& s, const Config&) {
+             return whole(count_of(s.errors, ErrorKind::unanswered));
+           }},
+    Column{"calls", [](const Summary& s, const Config&) { return whole(s.calls); }},
+    Column{"num_calls", [](const Summary&, const Config& c) { return whole(c.num_calls); }},
+    Column{"burst_length", [](const Summary&, const Config& c) { return whole(c.burst_length); }},
+    Column{"request_mode", [](const Summary& s, const Config&) { return flag(s.request_mode); }},
+    Column{"request_wait_p50_ms",
+           [](const Summary& s, const Config&) { return decimal(s.request_wait.p50_ms); }},
+    Column{"request_wait_p99_ms",
+           [](const Summary& s, const Config&) { return decimal(s.request_wait.p99_ms); }},
 };
 
 }  // namespace

@@ -125,7 +125,7 @@ void append_rateperf_lines(std::string& out, const stats::Summary& s) {
   // The parse-error line is always printed, zeros included, so that parsers can rely on it.
   out += "Errors:";
   for (const auto kind : {ErrorKind::parse_status, ErrorKind::parse_header, ErrorKind::parse_chunk,
-                          ErrorKind::parse_other}) {
+                          ErrorKind::parse_other, ErrorKind::unanswered}) {
     const auto label = error_label(kind);
     appendf(out, " %.*s %" PRIu64, static_cast<int>(label.size()), label.data(),
             count_of(s.errors, kind));
@@ -135,6 +135,10 @@ void append_rateperf_lines(std::string& out, const stats::Summary& s) {
 
   append_percentiles(out, "Reply latency [ms]:", s.latency_intended, " (from intended start)");
   append_percentiles(out, "Reply latency [ms]:", s.latency_actual, " (from actual start)");
+  if (s.request_mode) {
+    append_percentiles(out, "Request wait [ms]:", s.request_wait,
+                       " (intended start to first byte sent)");
+  }
   append_percentiles(out, "Connect time [ms]:", s.connect_time, "");
   append_percentiles(out, "Response time [ms]:", s.response_time, "");
   appendf(out,
@@ -142,13 +146,15 @@ void append_rateperf_lines(std::string& out, const stats::Summary& s) {
           " arrivals more than 1 ms late)\n",
           s.lag_p50_ms, s.lag_p99_ms, s.lag_max_ms, s.lag_late_arrivals);
 
+  // The schedule's arrivals: connections, or in request mode requests.
+  const char* unit = s.request_mode ? "req/s" : "conn/s";
   if (s.offered_rate_per_s > 0) {
-    appendf(out, "Offered rate: %.1f conn/s", s.offered_rate_per_s);
+    appendf(out, "Offered rate: %.1f %s", s.offered_rate_per_s, unit);
   } else {
     out += "Offered rate: sequential (one connection after another)";
   }
-  appendf(out, ", issue window %.3f s (first to last arrival), issued rate %.1f conn/s\n",
-          s.issue_window_s, s.issued_rate_per_s);
+  appendf(out, ", issue window %.3f s (first to last arrival), issued rate %.1f %s\n",
+          s.issue_window_s, s.issued_rate_per_s, unit);
   appendf(out,
           "Test duration: %.3f s (start to end of the last connection; httperf's rates divide "
           "by it)\n",

@@ -171,6 +171,7 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   info.cpu_user_s = seconds(after.ru_utime) - seconds(before.ru_utime);
   info.cpu_system_s = seconds(after.ru_stime) - seconds(before.ru_stime);
   info.offered_rate_per_s = config.period.sequential() ? 0 : config.period.rate_per_s;
+  info.request_mode = config.request_mode;
   info.interrupted = watcher.interrupted();
   info.verbose = config.verbose > 0;
   info.start_time_utc = start_time_utc;

@@ -17,13 +17,14 @@ Verdict judge(const options::Config& config, const stats::Summary& summary) {
     verdict.crossed.emplace_back(line);
     verdict.status = kExitThresholdCrossed;
   }
-  // Every scheduled arrival ends as a reply or an error, so the rate is over the arrivals.
-  if (config.max_error_rate_percent >= 0 && summary.arrivals > 0) {
+  // Every call ends as a reply or an error, so the rate is over the calls (with one call per
+  // connection, the arrivals).
+  if (config.max_error_rate_percent >= 0 && summary.calls > 0) {
     const double error_percent =
-        100.0 * static_cast<double>(summary.errors_total) / static_cast<double>(summary.arrivals);
+        100.0 * static_cast<double>(summary.errors_total) / static_cast<double>(summary.calls);
     if (error_percent > config.max_error_rate_percent) {
       std::snprintf(line, sizeof line,
-                    "rateperf: threshold crossed: %.2f %% of the arrivals failed > "
+                    "rateperf: threshold crossed: %.2f %% of the calls failed > "
                     "--max-error-rate %g %%",
                     error_percent, config.max_error_rate_percent);
       verdict.crossed.emplace_back(line);

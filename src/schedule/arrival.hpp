@@ -40,7 +40,7 @@ class Timeline {
   Timeline(const options::Period& period, std::uint64_t seed, std::uint64_t total, TimePoint start,
            std::uint64_t share = 0, std::uint64_t shares = 1);
 
-  bool done() const { return issued_ >= total_; }
+  bool done() const { return issued_ >= total_ || next_due_ >= end_; }
   std::uint64_t issued() const { return issued_; }
   std::uint64_t total() const { return total_; }  // arrivals of this share
   // The intended time of the next arrival (meaningless once done()).
@@ -49,6 +49,8 @@ class Timeline {
   TimePoint take();
   // Ends the schedule early (SIGINT): done() becomes true; issued() keeps its count.
   void stop() { total_ = issued_; }
+  // Bounds the schedule in time too: no arrival is intended at or after `end` (--duration).
+  void end_at(TimePoint end) { end_ = end; }
 
  private:
   // Moves next_due_ on by `count` arrivals of the whole schedule.
@@ -60,6 +62,7 @@ class Timeline {
   std::uint64_t shares_;
   std::uint64_t issued_ = 0;
   std::uint64_t total_;
+  TimePoint end_ = TimePoint::max();
 };
 
 }  // namespace rateperf::schedule

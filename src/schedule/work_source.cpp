@@ -1,6 +1,8 @@
 #include "schedule/work_source.hpp"
 
 #include <cassert>
+#include <cmath>
+#include <limits>
 
 namespace rateperf::schedule {
 
@@ -40,8 +42,23 @@ std::unique_ptr<WorkSource> make_work_source(const options::Config& config, Time
     const std::uint64_t total = share == 0 ? config.num_conns : 0;
     return std::make_unique<ClosedLoop>(1, total, start);
   }
-  return std::make_unique<OpenLoop>(
-      Timeline(config.period, config.seed, config.num_conns, start, share, shares));
+  // Request mode schedules --requests requests, or those intended within --duration: for a
+  // fixed gap, the duration times the rate (a sum of gaps rounded to the nanosecond would let
+  // one more in), otherwise whatever the draw puts before the end.
+  std::uint64_t total = config.num_conns;
+  bool by_time = false;
+  if (config.request_mode) {
+    total = config.requests;
+    if (total == 0 && config.period.kind == options::PeriodKind::deterministic) {
+      total = static_cast<std::uint64_t>(std::llround(to_s(config.duration) * config.period.rate_per_s));
+    } else if (total == 0) {
+      total = std::numeric_limits<std::uint64_t>::max();
+      by_time = true;
+    }
+  }
+  Timeline timeline(config.period, config.seed, total, start, share, shares);
+  if (by_time) timeline.end_at(start + config.duration);
+  return std::make_unique<OpenLoop>(std::move(timeline));
 }
 
 }  // namespace rateperf::schedule

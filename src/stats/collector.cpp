@@ -68,9 +68,13 @@ void Collector::connection_closed(Duration lifetime, std::uint32_t replies) {
   }
 }
 
-void Collector::error(ErrorKind kind) {
-  ++errors_[static_cast<std::size_t>(kind)];
-  ++interval_errors_;
+void Collector::error(ErrorKind kind, std::uint64_t count) {
+  errors_[static_cast<std::size_t>(kind)] += count;
+  interval_errors_ += count;
+}
+
+void Collector::request_wait(Duration wait) {
+  request_wait_.record(ns(wait));
 }
 
 void Collector::sample(TimePoint start, TimePoint end) {
@@ -108,6 +112,7 @@ void Collector::merge(const Collector& other) {
   lifetime_.merge(other.lifetime_);
   latency_intended_.merge(other.latency_intended_);
   latency_actual_.merge(other.latency_actual_);
+  request_wait_.merge(other.request_wait_);
   interval_replies_ += other.interval_replies_;
   interval_errors_ += other.interval_errors_;
   // Samples meet by the time they cover, not by their index: a worker that started late or

@@ -82,8 +82,10 @@ class Collector {
   void reply(const ReplyRecord& record);
   // A connection that had started connecting is closed (after a reply or an error).
   void connection_closed(Duration lifetime, std::uint32_t replies);
-  // An arrival or a connection ended with this error.
-  void error(ErrorKind kind);
+  // `count` calls (of an arrival, or of a connection) ended with this error.
+  void error(ErrorKind kind, std::uint64_t count = 1);
+  // Request mode: a request's first byte went out `wait` after its intended start.
+  void request_wait(Duration wait);
   // Closes the current reply-rate sampling interval, [start, end).
   void sample(TimePoint start, TimePoint end);
 
@@ -132,6 +134,7 @@ class Collector {
   Histogram lifetime_;          // connecting -> closed, connections with a reply
   Histogram latency_intended_;  // intended start -> reply complete
   Histogram latency_actual_;    // actual start -> reply complete
+  Histogram request_wait_;      // request mode: intended start -> first byte sent
 
   std::uint64_t interval_replies_ = 0;
   std::uint64_t interval_errors_ = 0;

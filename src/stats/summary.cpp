@@ -131,9 +131,11 @@ struct SummaryBuilder {
 
     s.errors = c.errors_;
     s.errors_total = c.errors_total();
+    s.calls = s.replies + s.errors_total;
     s.errors_other_httperf = 0;
     for (const ErrorKind kind : {ErrorKind::other, ErrorKind::parse_status, ErrorKind::parse_header,
-                                 ErrorKind::parse_chunk, ErrorKind::parse_other}) {
+                                 ErrorKind::parse_chunk, ErrorKind::parse_other,
+                                 ErrorKind::unanswered}) {
       s.errors_other_httperf += s.errors[static_cast<std::size_t>(kind)];
     }
 
@@ -147,9 +149,11 @@ struct SummaryBuilder {
     s.intended_rate_per_s =
         s.arrivals > 1 ? per(static_cast<double>(s.arrivals - 1), s.intended_window_s) : 0;
     s.interrupted = run.interrupted;
+    s.request_mode = run.request_mode;
 
     s.latency_intended = percentiles(c.latency_intended_);
     s.latency_actual = percentiles(c.latency_actual_);
+    s.request_wait = percentiles(c.request_wait_);
     s.connect_time = percentiles(c.connect_);
     s.response_time = percentiles(c.response_);
     for (std::size_t i = 0; i < kServedWithinPercents.size(); ++i) {

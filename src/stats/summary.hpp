@@ -67,6 +67,9 @@ struct Summary {
   std::uint64_t connections = 0;  // sockets for which connect() was started
   std::uint64_t requests = 0;     // requests fully written
   std::uint64_t replies = 0;      // replies received (the sum of the status classes)
+  // Every call ends as a reply or a counted error: calls = replies + errors_total.
+  std::uint64_t calls = 0;
+  bool request_mode = false;  // requests scheduled over a pool of connections (--request-rate)
   double duration_s = 0;          // start of the run to the end of the last connection
 
   double connection_rate_per_s = 0;  // connections / duration_s
@@ -112,8 +115,8 @@ struct Summary {
 
   ErrorCounts errors{};            // per kind
   std::uint64_t errors_total = 0;  // the sum over all kinds
-  // "other" as httperf's line prints it: other errnos and malformed replies (which httperf
-  // lumps together), so that httperf's two Errors lines still add up to the total.
+  // "other" as httperf's line prints it: other errnos, malformed replies (which httperf lumps
+  // together) and unanswered calls, so that httperf's two Errors lines add up to the total.
   std::uint64_t errors_other_httperf = 0;
 
   // rateperf's own figures, which httperf lacks.
@@ -131,6 +134,7 @@ struct Summary {
   Percentiles latency_actual;    // the arrival's actual start -> reply complete
   Percentiles connect_time;      // connect() -> connected
   Percentiles response_time;     // start of sending the request -> first reply byte
+  Percentiles request_wait;      // request mode: intended start -> first byte sent
   // ab's table, from the intended start: the time within which each of kServedWithinPercents
   // of the replies completed.
   std::array<double, kServedWithinPercents.size()> served_within_ms{};
@@ -172,6 +176,7 @@ struct RunInfo {
   double cpu_user_s = 0;  // the client's own CPU time over the run
   double cpu_system_s = 0;
   double offered_rate_per_s = 0;  // the schedule's mean rate; 0: sequential
+  bool request_mode = false;      // the schedule's arrivals are requests, not connections
   bool interrupted = false;
   bool verbose = false;        // the report shows ab's table of served-within times
   std::string start_time_utc;  // wall-clock time of the start, ISO 8601 UTC

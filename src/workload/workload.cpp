@@ -1,5 +1,7 @@
 #include "workload/workload.hpp"
 
+#include <algorithm>
+
 #include "http/request.hpp"
 
 namespace rateperf::workload {
@@ -9,6 +11,14 @@ Workload from_config(const options::Config& config) {
   work.request = http::render_request(config);
   work.replies_have_no_body = http::reply_has_no_body(config);
   work.calls_per_connection = config.num_calls;
+  work.burst_length = config.burst_length;
+  work.pooled = config.request_mode;
+  // httperf's workload never has more than a burst (nor more than a connection's calls) in
+  // flight; request mode pipelines up to --burst-length requests on a connection. Either way
+  // --max-piped-calls caps it.
+  std::uint64_t in_flight = std::min(config.burst_length, config.max_piped_calls);
+  if (!config.request_mode) in_flight = std::min(in_flight, config.num_calls);
+  work.max_in_flight = static_cast<std::size_t>(in_flight);
   return work;
 }
 

@@ -7,13 +7,19 @@
 
 namespace rateperf::workload {
 
-// What one arrival starts: a connection that makes `calls_per_connection` calls, each sending
-// the same request bytes (rendered once, before the run). Sessions and URI lists will be
-// further kinds of work here.
+// What one arrival starts: a connection that makes `calls_per_connection` calls in pipelined
+// bursts of `burst_length` (httperf's workload), or, in request mode, one request on a pool
+// connection. Every call sends the same request bytes (rendered once, before the run).
+// Sessions and URI lists will be further kinds of work here.
 struct Workload {
   std::string request;                // the request's bytes, sent by every call
   bool replies_have_no_body = false;  // HEAD: a reply ends with its headers
   std::uint64_t calls_per_connection = 1;
+  std::uint64_t burst_length = 1;  // calls issued at once; the next burst after their replies
+  std::size_t max_in_flight = 1;   // the most calls in flight on one connection
+  // Request mode: connections take requests from the worker's pool as they come (and stay
+  // open between them) instead of making their own calls.
+  bool pooled = false;
 };
 
 // The workload the options describe.

@@ -1,0 +1,131 @@
+#include "engine/request_pool.hpp"
+
+#include <utility>
+
+#include "engine/loop.hpp"
+
+namespace rateperf::engine {
+
+RequestPool::RequestPool(ConnectionContext& context, std::size_t size,
+                         std::function<void(TimePoint)> expired)
+    : context_(context), size_(size), expired_(std::move(expired)) {
+  refill_.bind<&RequestPool::on_refill>(*this);
+  expire_.bind<&RequestPool::on_expire>(*this);
+}
+
+RequestPool::~RequestPool() {
+  context_.loop.cancel(refill_);
+  context_.loop.cancel(expire_);
+}
+
+void RequestPool::open_all(TimePoint now) {
+  while (open_ < size_) open_one(now, nullptr);
+}
+
+void RequestPool::open_one(TimePoint now, const Request* first) {
+  Connection* connection = closed_;
+  if (connection != nullptr) {
+    closed_ = connection->next_free;
+  } else {
+    connection = &members_.emplace_back(context_);
+  }
+  ++open_;
+  connection->open(now, first);
+  if (connection->open() && connection->has_room()) offer(*connection);
+}
+
+void RequestPool::offer(Connection& connection) {
+  if (connection.pool_queued) return;
+  connection.pool_queued = true;
+  ready_.push_back(&connection);
+}
+
+void RequestPool::arrive(const Request& request, TimePoint now) {
+  if (waiting_.empty()) {
+    while (!ready_.empty()) {
+      Connection& connection = *ready_.front();
+      ready_.pop_front();
+      connection.pool_queued = false;
+      if (!connection.open() || !connection.has_room()) continue;
+      if (connection.submit(request, now) && connection.has_room()) offer(connection);
+      return;
+    }
+    if (open_ < size_) {
+      open_one(now, &request);
+      return;
+    }
+  }
+  waiting_.push_back(request);
+  if (!expire_.armed()) arm_expiry();
+}
+
+void RequestPool::arm_expiry() {
+  if (context_.timeout <= Duration::zero() || waiting_.empty()) return;
+  context_.loop.schedule(expire_, waiting_.front().intended + context_.timeout);
+}
+
+void RequestPool::on_expire(Timer&, TimePoint now) {
+  std::uint64_t expired = 0;
+  while (!waiting_.empty() && waiting_.front().intended + context_.timeout <= now) {
+    waiting_.pop_front();
+    ++expired;
+  }
+  if (expired > 0) context_.collector.error(ErrorKind::client_timo, expired);
+  arm_expiry();
+  if (expired > 0 && expired_) expired_(now);
+}
+
+void RequestPool::idle(Connection& connection, TimePoint now) {
+  while (!waiting_.empty() && connection.has_room()) {
+    const Request request = waiting_.front();
+    waiting_.pop_front();
+    if (!connection.submit(request, now)) return;
+  }
+  if (connection.has_room()) offer(connection);
+}
+
+void RequestPool::ended(Connection& connection, TimePoint now) {
+  --open_;
+  connection.next_free = closed_;
+  closed_ = &connection;
+  // Not from here: the connection that ended may still be on the stack.
+  if (!waiting_.empty() && !refill_.armed()) context_.loop.schedule(refill_, now);
+}
+
+void RequestPool::on_refill(Timer&, TimePoint now) {
+  // Each opening takes a waiting request with it, sent or failed: this ends.
+  while (open_ < size_ && !waiting_.empty()) {
+    const Request request = waiting_.front();
+    waiting_.pop_front();
+    open_one(now, &request);
+  }
+}
+
+bool RequestPool::quiet() const {
+  if (!waiting_.empty()) return false;
+  for (const Connection& connection : members_) {
+    if (connection.open() && connection.in_flight() > 0) return false;
+  }
+  return true;
+}
+
+void RequestPool::close_idle(TimePoint now) {
+  for (Connection& connection : members_) {
+    if (connection.open()) connection.close_idle(now);
+  }
+  ready_.clear();
+  for (Connection& connection : members_) connection.pool_queued = false;
+}
+
+void RequestPool::abort_all(ErrorKind kind, TimePoint now) {
+  // Waiting requests first: ending connections must not open new ones for them.
+  if (!waiting_.empty()) context_.collector.error(kind, waiting_.size());
+  waiting_.clear();
+  context_.loop.cancel(refill_);
+  context_.loop.cancel(expire_);
+  for (Connection& connection : members_) {
+    if (connection.open()) connection.abort(kind, now);
+  }
+}
+
+}  // namespace rateperf::engine
