@@ -225,6 +225,45 @@ TEST_SUITE("arrival") {
     CHECK(timeline.total() == 10);
   }
 
+  TEST_CASE("request mode: --requests, or the requests intended within --duration") {
+    rateperf::options::Config config;
+    config.request_mode = true;
+    config.period = deterministic(std::chrono::nanoseconds(333333));  // 3000/s, rounded
+    config.period.rate_per_s = 3000;
+    config.duration = 1s;
+    // A fixed gap: duration x rate, not the 3001 a sum of rounded gaps would let in.
+    auto source = rateperf::schedule::make_work_source(config, kStart, 0, 1);
+    std::uint64_t taken = 0;
+    while (!source->done()) {
+      source->take();
+      ++taken;
+    }
+    CHECK(taken == 3000);
+    config.requests = 7;
+    source = rateperf::schedule::make_work_source(config, kStart, 0, 1);
+    taken = 0;
+    while (!source->done()) {
+      source->take();
+      ++taken;
+    }
+    CHECK(taken == 7);
+    // Poisson: every request intended before the end, none at or after it.
+    config.requests = 0;
+    config.period = exponential(1ms);
+    config.period.rate_per_s = 1000;
+    source = rateperf::schedule::make_work_source(config, kStart, 0, 1);
+    TimePoint last = kStart;
+    taken = 0;
+    while (!source->done()) {
+      last = source->take();
+      ++taken;
+    }
+    CHECK(last < kStart + 1s);
+    CHECK(last > kStart + 990ms);
+    CHECK(taken > 900);
+    CHECK(taken < 1100);
+  }
+
   TEST_CASE("an empty schedule is done at once") {
     Timeline timeline(deterministic(1ms), 1, 0, kStart);
     CHECK(timeline.done());

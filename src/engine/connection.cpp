@@ -119,8 +119,10 @@ void Connection::close_idle(TimePoint now) {
 
 void Connection::register_events(bool want_write) {
   if (event_added_) event_del(&event_);
-  const short events =
-      static_cast<short>((want_write ? EV_READ | EV_WRITE : EV_READ) | EV_ET | EV_PERSIST);
+  // EV_CLOSED (EPOLLRDHUP) tells a close that came with the last bytes, so that a short read
+  // can end the reading without one more read() to see EAGAIN.
+  const short events = static_cast<short>((want_write ? EV_READ | EV_WRITE : EV_READ) | EV_CLOSED |
+                                          EV_ET | EV_PERSIST);
   event_assign(&event_, context_.loop.base(), transport_.fd(), events, &Connection::on_event,
                this);
   event_add(&event_, nullptr);
@@ -149,7 +151,11 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
   }
   // A read edge that came with the write edge (a server that answered or closed at once) is
   // announced only this once: read now.
-  if ((what & EV_READ) && !ended && connection->open()) connection->on_readable(now);
+  // libevent reports an error or a hang-up (a reset) as a read and a write edge, without
+  // EV_CLOSED: with a write edge too, the socket is read to its end.
+  if ((what & (EV_READ | EV_CLOSED)) && !ended && connection->open()) {
+    connection->on_readable(now, (what & (EV_CLOSED | EV_WRITE)) != 0);
+  }
   // The connection may have ended and been reused above; only the loop is touched now.
   loop.catch_up(now);
 }
@@ -197,7 +203,7 @@ bool Connection::flush(TimePoint now) {
   return true;
 }
 
-void Connection::on_readable(TimePoint now) {
+void Connection::on_readable(TimePoint now, bool peer_closed) {
   const std::span<char> buffer = context_.read_buffer;
   for (;;) {
     const net::IoResult got = transport_.read(buffer.data(), buffer.size(), now);
@@ -205,8 +211,12 @@ void Connection::on_readable(TimePoint now) {
       case net::IoStatus::done:
         if (take_bytes(buffer.data(), got.bytes, got.at)) return;
         touch(got.at);
-        // Edge triggered: read until the socket is empty (again) or closed, or a close that
-        // came with the last bytes would never be announced again.
+        // Edge triggered: the socket must be left empty, or the bytes left would never be
+        // announced again. A read shorter than the buffer emptied it (later bytes make a new
+        // edge) and, at a reply's end, that is enough: what comes next is a new edge. Within a
+        // reply, or when the event said the peer closed, read on to EAGAIN, the end of stream
+        // or the error: a reset that came with the bytes makes no edge of its own.
+        if (got.bytes < buffer.size() && !peer_closed && !parser_.started()) return;
         continue;
       case net::IoStatus::closed: {
         // The server closed: that ends a close-delimited body; any other reply is cut short.

@@ -73,7 +73,9 @@ class Connection {
   bool start_burst_calls(TimePoint now);
   // Writes what it can of the calls not yet sent; false when the connection ended (failed).
   bool flush(TimePoint now);
-  void on_readable(TimePoint now);
+  // Reads what the socket has; `peer_closed`: the event said the peer may have closed its side
+  // (or reset the connection), so that reading goes on to the end of stream or the error.
+  void on_readable(TimePoint now, bool peer_closed);
   // Frames received bytes into replies; true when the connection ended.
   bool take_bytes(const char* data, std::size_t length, TimePoint at);
   // Acts on a complete reply of the front call; true when the connection ended.
