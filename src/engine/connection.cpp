@@ -172,32 +172,42 @@ bool Connection::start_burst_calls(TimePoint now) {
 }
 
 bool Connection::flush(TimePoint now) {
-  const std::string& request = context_.workload.request;
+  // The calls not yet wholly written want one contiguous run of the repeated request: the
+  // rest of the first one's bytes, then the whole request for each of the others. A pipelined
+  // burst so goes out in one write.
+  const std::size_t size = context_.workload.request.size();
+  const char* const bytes = context_.workload.requests_in_flight.data();
   while (unsent_ < calls_.size()) {
-    Call& call = calls_.at(unsent_);
-    while (call.sent_bytes < request.size()) {
-      const net::IoResult wrote = transport_.write(request.data() + call.sent_bytes,
-                                                    request.size() - call.sent_bytes, now);
-      if (wrote.status == net::IoStatus::failed) {
-        server_closed(net::error_from_errno(wrote.error), now);
-        return false;
-      }
-      if (wrote.status != net::IoStatus::done) {
-        // The next write edge resumes; registered for it if it was not.
-        if (event_added_ && !write_registered_) register_events(true);
-        touch(now);
-        return true;
-      }
-      if (wrote.connected) context_.collector.connected(now - connect_start_);
+    const std::size_t first_sent = calls_.at(unsent_).sent_bytes;
+    const std::size_t length = (calls_.size() - unsent_) * size - first_sent;
+    const net::IoResult wrote = transport_.write(bytes + first_sent, length, now);
+    if (wrote.status == net::IoStatus::failed) {
+      server_closed(net::error_from_errno(wrote.error), now);
+      return false;
+    }
+    if (wrote.status != net::IoStatus::done) {
+      // The next write edge resumes; registered for it if it was not.
+      if (event_added_ && !write_registered_) register_events(true);
+      touch(now);
+      return true;
+    }
+    if (wrote.connected) context_.collector.connected(now - connect_start_);
+    // Hands the bytes written to the calls they belong to, in order.
+    std::size_t left = wrote.bytes;
+    while (left > 0 && unsent_ < calls_.size()) {
+      Call& call = calls_.at(unsent_);
       if (call.sent_bytes == 0) {
         call.send_start = now;
         // Request mode: how long the request waited for a connection (and for the client).
         if (context_.workload.pooled) context_.collector.request_wait(now - call.intended);
       }
-      call.sent_bytes += wrote.bytes;
+      const std::size_t taken = std::min(left, size - call.sent_bytes);
+      call.sent_bytes += taken;
+      left -= taken;
+      if (call.sent_bytes < size) break;
+      context_.collector.request_sent(call.sent_bytes);
+      ++unsent_;
     }
-    context_.collector.request_sent(call.sent_bytes);
-    ++unsent_;
   }
   touch(now);
   return true;

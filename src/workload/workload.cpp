@@ -19,6 +19,8 @@ Workload from_config(const options::Config& config) {
   std::uint64_t in_flight = std::min(config.burst_length, config.max_piped_calls);
   if (!config.request_mode) in_flight = std::min(in_flight, config.num_calls);
   work.max_in_flight = static_cast<std::size_t>(in_flight);
+  work.requests_in_flight.reserve(work.request.size() * work.max_in_flight);
+  for (std::size_t i = 0; i < work.max_in_flight; ++i) work.requests_in_flight += work.request;
   return work;
 }
 

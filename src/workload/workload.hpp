@@ -13,6 +13,9 @@ namespace rateperf::workload {
 // Sessions and URI lists will be further kinds of work here.
 struct Workload {
   std::string request;                // the request's bytes, sent by every call
+  // The request repeated max_in_flight times: the calls in flight on a connection, one after
+  // another, so that a pipelined burst goes out in one write.
+  std::string requests_in_flight;
   bool replies_have_no_body = false;  // HEAD: a reply ends with its headers
   std::uint64_t calls_per_connection = 1;
   std::uint64_t burst_length = 1;  // calls issued at once; the next burst after their replies
