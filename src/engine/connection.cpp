@@ -30,7 +30,7 @@ ErrorKind parse_error_kind(http::ParseError error) {
 }  // namespace
 
 Connection::Connection(ConnectionContext& context)
-    : context_(context), tcp_(context.buffer_sizes), calls_(context.workload.max_in_flight) {
+    : context_(context), tcp_(context.socket_options), calls_(context.workload.max_in_flight) {
   watchdog_.bind<&Connection::on_watchdog>(*this);
 }
 

@@ -39,7 +39,7 @@ struct ConnectionContext {
   std::span<char> read_buffer;  // shared by the worker's connections: reads are consumed at once
   Duration timeout{};           // the inactivity watchdog; zero: none
   Duration think_timeout{};     // added while a reply has not started
-  const net::BufferSizes& buffer_sizes;  // --send-buffer, --recv-buffer for each socket
+  const net::SocketOptions& socket_options;  // buffer sizes and TCP_NODELAY for each socket
   std::uint64_t& buffer_refusals;  // sockets on which the kernel refused a buffer size
   ConnectionOwner& owner;
 };

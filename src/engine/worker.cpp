@@ -26,7 +26,8 @@ Worker::Worker(const WorkerSetup& setup)
       samples_(setup.samples),
       publish_progress_(setup.publish_progress),
       loop_(setup.config.timing),
-      buffer_sizes_{setup.config.send_buffer_bytes, setup.config.recv_buffer_bytes},
+      socket_options_{setup.config.send_buffer_bytes, setup.config.recv_buffer_bytes,
+                    setup.workload.max_in_flight > 1},
       read_buffer_(kReadBufferBytes),
       result_(stats::Collector(setup.gauge)),
       context_{.loop = loop_,
@@ -36,7 +37,7 @@ Worker::Worker(const WorkerSetup& setup)
                .read_buffer = read_buffer_,
                .timeout = setup.config.timeout,
                .think_timeout = setup.config.think_timeout,
-               .buffer_sizes = buffer_sizes_,
+               .socket_options = socket_options_,
                .buffer_refusals = result_.buffer_refusals,
                .owner = *this} {
   stop_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

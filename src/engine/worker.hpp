@@ -114,7 +114,7 @@ class Worker final : private ConnectionOwner {
   TimePoint start_{};
   TimePoint last_sample_at_{};
 
-  net::BufferSizes buffer_sizes_;
+  net::SocketOptions socket_options_;
   std::vector<char> read_buffer_;
   WorkerResult result_;
   ConnectionContext context_;

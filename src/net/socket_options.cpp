@@ -1,5 +1,7 @@
 #include "net/socket_options.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -58,14 +60,18 @@ std::string check_one(int fd, const BufferOption& what, std::uint32_t bytes) {
 
 }  // namespace
 
-bool set_buffer_sizes(int fd, const BufferSizes& sizes) {
+bool set_socket_options(int fd, const SocketOptions& sizes) {
   bool ok = true;
   if (sizes.send_bytes) ok = set_size(fd, SO_SNDBUF, *sizes.send_bytes) && ok;
   if (sizes.recv_bytes) ok = set_size(fd, SO_RCVBUF, *sizes.recv_bytes) && ok;
+  if (sizes.no_delay) {
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
   return ok;
 }
 
-std::vector<std::string> check_buffer_sizes(int family, const BufferSizes& sizes) {
+std::vector<std::string> check_buffer_sizes(int family, const SocketOptions& sizes) {
   std::vector<std::string> warnings;
   if (!sizes.send_bytes && !sizes.recv_bytes) return warnings;
   const int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);

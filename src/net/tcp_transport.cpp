@@ -27,7 +27,7 @@ IoResult TcpTransport::connect(const Endpoint& to) {
   options_refused_ = false;
   fd_ = ::socket(to.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd_ < 0) return failed(errno);
-  options_refused_ = !set_buffer_sizes(fd_, buffers_);
+  options_refused_ = !set_socket_options(fd_, options_);
   if (::connect(fd_, reinterpret_cast<const sockaddr*>(&to.address), to.length) == 0) {
     connected_ = true;
     IoResult result;

@@ -12,7 +12,7 @@ namespace rateperf::net {
 class TcpTransport final : public Transport {
  public:
   // `buffers` outlives the transport (one for a worker's connections).
-  explicit TcpTransport(const BufferSizes& buffers) : buffers_(buffers) {}
+  explicit TcpTransport(const SocketOptions& options) : options_(options) {}
   ~TcpTransport() override;
   TcpTransport(const TcpTransport&) = delete;
   TcpTransport& operator=(const TcpTransport&) = delete;
@@ -28,7 +28,7 @@ class TcpTransport final : public Transport {
   bool options_refused() const override { return options_refused_; }
 
  private:
-  const BufferSizes& buffers_;
+  const SocketOptions& options_;
   int fd_ = -1;
   bool connected_ = false;
   bool options_refused_ = false;
