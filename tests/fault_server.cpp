@@ -1,10 +1,9 @@
 #include "fault_server.hpp"
 
-#include "loopback.hpp"
-
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -13,10 +12,13 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
+#include <deque>
 #include <stdexcept>
 #include <utility>
 #include <vector>
+
+#include "fault_script.hpp"
+#include "loopback.hpp"
 
 namespace rateperf::test {
 
@@ -29,7 +31,7 @@ struct NamedMode {
   std::string_view name;
 };
 
-constexpr std::array<NamedMode, 16> kModes = {{
+constexpr std::array<NamedMode, 24> kModes = {{
     {FaultMode::accept_never_read, "accept-never-read"},
     {FaultMode::read_never_answer, "read-never-answer"},
     {FaultMode::slow_bytes, "slow-bytes"},
@@ -46,6 +48,14 @@ constexpr std::array<NamedMode, 16> kModes = {{
     {FaultMode::extra_body, "extra-body"},
     {FaultMode::http10_close, "http10-close"},
     {FaultMode::accept_nothing, "accept-nothing"},
+    {FaultMode::keep_alive, "keep-alive"},
+    {FaultMode::close_after_3, "close-after-3"},
+    {FaultMode::close_header_3, "close-header-3"},
+    {FaultMode::drop_second, "drop-second"},
+    {FaultMode::merge_replies, "merge-replies"},
+    {FaultMode::split_reply, "split-reply"},
+    {FaultMode::out_of_order, "out-of-order"},
+    {FaultMode::status_600, "status-600"},
 }};
 
 constexpr std::array<FaultMode, kModes.size()> kAllModes = [] {
@@ -61,33 +71,93 @@ void reset_and_close(int fd) {
   ::close(fd);
 }
 
-// 200 with a header block of about 1 MB: many ordinary lines rather than one, so that a client
-// that bounds only the length of one line is caught too.
-std::string huge_header_reply() {
-  constexpr std::size_t kLines = 1024;
-  constexpr std::size_t kLineBytes = 1024;  // with its CRLF
-  std::string reply = "HTTP/1.1 200 OK\r\n";
-  reply.reserve(kLines * kLineBytes + 64);
-  for (std::size_t i = 0; i < kLines; ++i) {
-    char name[32];
-    const int length = std::snprintf(name, sizeof name, "X-Fill-%04zu: ", i);
-    reply.append(name, static_cast<std::size_t>(length));
-    reply.append(kLineBytes - static_cast<std::size_t>(length) - 2, 'a');
-    reply += "\r\n";
-  }
-  reply += "Content-Length: 0\r\n\r\n";
-  return reply;
-}
-
 // One accepted connection.
 struct Peer {
   int fd = -1;
-  std::string request;                     // what arrived up to the request's blank line
-  bool request_done = false;               // the blank line arrived (later bytes are discarded)
-  bool answering = false;                  // reply bytes are due
-  std::size_t sent = 0;                    // bytes of the reply written
-  SteadyClock::time_point next_byte_at{};  // paced replies: when the next byte is due
+  std::string inbox;               // bytes read since the last whole request
+  std::uint64_t requests = 0;      // whole requests read
+  std::uint64_t handled = 0;       // requests the script answered or skipped
+  bool ignoring = false;           // no more requests are counted or answered; bytes are discarded
+  std::deque<std::string> writes;  // planned by the script, oldest first
+  std::size_t written = 0;         // bytes of writes.front() already sent
+  AfterWrites after = AfterWrites::keep_open;  // what follows once `writes` is empty
+  SteadyClock::time_point next_write_at{};     // paced modes: when the next write is due
+  SteadyClock::time_point last_byte_at{};      // quiet modes: when the last byte arrived
 };
+
+// Reads what arrived and counts the whole requests in it (a request ends at its blank line;
+// rateperf's requests have no body). False when the client closed or the connection failed.
+bool read_requests(Peer& peer, const FaultScript& script, SteadyClock::time_point now,
+                   std::uint64_t& new_requests) {
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(peer.fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    if (n <= 0) return false;
+    peer.last_byte_at = now;
+    if (peer.ignoring) continue;
+    peer.inbox.append(buffer, static_cast<std::size_t>(n));
+    std::size_t end = 0;
+    while (!peer.ignoring && (end = peer.inbox.find("\r\n\r\n")) != std::string::npos) {
+      peer.inbox.erase(0, end + 4);
+      ++peer.requests;
+      ++new_requests;
+      if (script.first_request_only) peer.ignoring = true;
+    }
+  }
+}
+
+// Writes what is due of the planned writes: each in one send() (continued where the socket
+// took less), or one paced piece per gap. False when the client left.
+bool write_due(Peer& peer, const FaultScript& script, SteadyClock::time_point now,
+               std::uint64_t& sends) {
+  while (!peer.writes.empty()) {
+    const std::string& front = peer.writes.front();
+    std::size_t chunk = front.size() - peer.written;
+    if (script.pace_bytes > 0) {
+      if (peer.next_write_at > now) break;
+      chunk = std::min(chunk, script.pace_bytes);
+    }
+    const ssize_t n = ::send(peer.fd, front.data() + peer.written, chunk, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno == EAGAIN || errno == EWOULDBLOCK;
+    }
+    ++sends;
+    peer.written += static_cast<std::size_t>(n);
+    if (script.pace_bytes > 0)
+      peer.next_write_at = now + std::chrono::milliseconds(script.pace_gap_ms);
+    if (peer.written == front.size()) {
+      peer.writes.pop_front();
+      peer.written = 0;
+    }
+  }
+  return true;
+}
+
+// Ends the connection as the script asked once its writes are out; false when the descriptor
+// is closed.
+bool after_writes(Peer& peer) {
+  switch (std::exchange(peer.after, AfterWrites::keep_open)) {
+    case AfterWrites::keep_open:
+      // Stays open until the client closes: a client that waited for the close to end the
+      // reply would time out instead.
+      return true;
+    case AfterWrites::close:
+      ::close(peer.fd);
+      return false;
+    case AfterWrites::linger_close:
+      // The client reads the end of file after the replies; what it still sends is read (and
+      // discarded) until it closes, so that no reset can overtake the replies.
+      ::shutdown(peer.fd, SHUT_WR);
+      return true;
+    case AfterWrites::reset:
+      reset_and_close(peer.fd);
+      return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -110,67 +180,9 @@ std::span<const FaultMode> all_faults() {
 }
 
 FaultServer::FaultServer(FaultMode mode, std::uint16_t port) : mode_(mode), port_(port) {
-  answers_ = true;
-  switch (mode) {
-    case FaultMode::accept_never_read:
-      reads_ = false;
-      answers_ = false;
-      break;
-    case FaultMode::read_never_answer:
-    case FaultMode::reset_on_accept:
-    case FaultMode::accept_nothing:
-      answers_ = false;
-      break;
-    case FaultMode::slow_bytes:
-      reply_ = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
-      byte_gap_ms_ = 2;
-      break;
-    case FaultMode::reset_mid_reply:
-      reply_ = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + std::string(100, 'x');
-      send_bytes_ = reply_.size() / 2;
-      after_ = After::reset;
-      break;
-    case FaultMode::close_before_status:
-      after_ = After::close;
-      break;
-    case FaultMode::short_body:
-      reply_ = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789";
-      after_ = After::close;
-      break;
-    case FaultMode::garbage_status:
-      // The status code and the reason phrase swapped.
-      reply_ = "HTTP/1.1 OK 200\r\nContent-Length: 0\r\n\r\n";
-      break;
-    case FaultMode::huge_header:
-      reply_ = huge_header_reply();
-      break;
-    case FaultMode::bad_chunked:
-      reply_ = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n";
-      break;
-    case FaultMode::continue_100:
-      reply_ = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
-      break;
-    case FaultMode::no_content_204:
-      reply_ = "HTTP/1.1 204 No Content\r\n\r\n";
-      break;
-    case FaultMode::not_modified_304:
-      // A 304 announces the length of the entity it stands for; it has no body all the same.
-      reply_ = "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n";
-      break;
-    case FaultMode::extra_body:
-      reply_ = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n0123456789";
-      after_ = After::close;
-      break;
-    case FaultMode::http10_close:
-      reply_ = "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello world\n";
-      after_ = After::close;
-      break;
-  }
-  if (send_bytes_ == 0) send_bytes_ = reply_.size();
-
   // Linux admits one connection more than the backlog into the accept queue, so 0 is the
   // smallest queue there is; once it is full, new SYNs are dropped and clients retry them.
-  listen_fd_ = listen_on_loopback(port_, mode == FaultMode::accept_nothing ? 0 : 1024, true);
+  listen_fd_ = listen_on_loopback(port_, script_of(mode).accepts ? 1024 : 0, true);
   if (::pipe2(stop_pipe_, O_CLOEXEC) != 0) {
     ::close(listen_fd_);
     throw std::runtime_error("fault server: pipe failed");
@@ -188,26 +200,31 @@ FaultServer::~FaultServer() {
 }
 
 void FaultServer::serve() {
+  const FaultScript script = script_of(mode_);
+  const bool paced = script.pace_bytes > 0;
+  const auto quiet_time = std::chrono::milliseconds(script.quiet_ms);
   std::vector<Peer> peers;
   std::vector<pollfd> fds;
-  const bool accepts = mode_ != FaultMode::accept_nothing;
   for (;;) {
     fds.clear();
     fds.push_back({stop_pipe_[0], POLLIN, 0});
-    fds.push_back({accepts ? listen_fd_ : -1, POLLIN, 0});  // poll() skips a negative fd
+    fds.push_back({script.accepts ? listen_fd_ : -1, POLLIN, 0});  // poll() skips a negative fd
     int timeout_ms = -1;
     const auto now = SteadyClock::now();
+    const auto wake_at = [&](SteadyClock::time_point at) {
+      const auto wait_ms = std::chrono::ceil<std::chrono::milliseconds>(at - now);
+      const int wait = static_cast<int>(std::max<std::int64_t>(0, wait_ms.count()));
+      timeout_ms = timeout_ms < 0 ? wait : std::min(timeout_ms, wait);
+    };
     for (const Peer& peer : peers) {
       // A server that never reads still learns that the client left (POLLRDHUP needs no read),
       // so that a long run of the fault_server program does not pile up descriptors.
-      short events = reads_ ? POLLIN : POLLRDHUP;
-      if (peer.answering && byte_gap_ms_ == 0) events |= POLLOUT;
+      short events = script.reads ? POLLIN : POLLRDHUP;
+      if (!peer.writes.empty() && !paced) events |= POLLOUT;
       fds.push_back({peer.fd, events, 0});
-      if (peer.answering && byte_gap_ms_ > 0) {
-        const auto wait_ms = std::chrono::ceil<std::chrono::milliseconds>(peer.next_byte_at - now);
-        const int wait = static_cast<int>(std::max<std::int64_t>(0, wait_ms.count()));
-        timeout_ms = timeout_ms < 0 ? wait : std::min(timeout_ms, wait);
-      }
+      if (!peer.writes.empty() && paced) wake_at(peer.next_write_at);
+      if (quiet_time.count() > 0 && peer.requests > peer.handled && !peer.ignoring)
+        wake_at(peer.last_byte_at + quiet_time);
     }
     if (::poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) break;
     if (fds[0].revents != 0) break;
@@ -219,13 +236,17 @@ void FaultServer::serve() {
         const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) break;
         ++accepted_;
-        if (mode_ == FaultMode::reset_on_accept) {
+        if (script.resets_on_accept) {
           reset_and_close(fd);
-        } else {
-          Peer peer;
-          peer.fd = fd;
-          peers.push_back(std::move(peer));
+          continue;
         }
+        if (script.no_delay) {
+          const int one = 1;
+          ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        }
+        Peer peer;
+        peer.fd = fd;
+        peers.push_back(std::move(peer));
       }
     }
 
@@ -235,67 +256,39 @@ void FaultServer::serve() {
     for (std::size_t i = 0; i < peers.size(); ++i) {
       Peer& peer = peers[i];
       const short revents = i < polled ? fds[i + 2].revents : 0;
-      bool drop = false;
+      bool open = true;
 
-      if (!reads_ && (revents & (POLLRDHUP | POLLHUP | POLLERR))) drop = true;
-      if (reads_ && (revents & (POLLIN | POLLHUP | POLLERR))) {
-        char buffer[4096];
-        for (;;) {
-          const ssize_t n = ::read(peer.fd, buffer, sizeof buffer);
-          if (n < 0 && errno == EINTR) continue;
-          if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-          if (n <= 0) {
-            drop = true;
-            break;
-          }
-          if (peer.request_done) continue;  // anything after the request is discarded
-          peer.request.append(buffer, static_cast<std::size_t>(n));
-          if (peer.request.find("\r\n\r\n") != std::string::npos) {
-            peer.request_done = true;
-            ++requests_;
-            peer.answering = answers_;
-            peer.next_byte_at = after_poll;
-          }
+      if (!script.reads && (revents & (POLLRDHUP | POLLHUP | POLLERR))) open = false;
+      if (script.reads && (revents & (POLLIN | POLLHUP | POLLERR))) {
+        std::uint64_t new_requests = 0;
+        open = read_requests(peer, script, after_poll, new_requests);
+        requests_ += new_requests;
+      }
+
+      // The script's answer to the requests not handled yet; a quiet mode waits until the
+      // burst is in.
+      const bool due = peer.requests > peer.handled && peer.after == AfterWrites::keep_open &&
+                       after_poll - peer.last_byte_at >= quiet_time;
+      if (open && due) {
+        Answer answer = answer_requests(mode_, peer.handled, peer.requests);
+        peer.handled = answer.handled;
+        replies_ += answer.replies;
+        if (peer.writes.empty()) peer.next_write_at = after_poll;
+        for (std::string& bytes : answer.writes) peer.writes.push_back(std::move(bytes));
+        if (answer.after != AfterWrites::keep_open) {
+          peer.after = answer.after;
+          peer.ignoring = true;
         }
       }
 
-      // Writes what is due of the reply: everything that fits, or one byte per gap.
-      while (!drop && peer.answering && peer.sent < send_bytes_) {
-        std::size_t chunk = send_bytes_ - peer.sent;
-        if (byte_gap_ms_ > 0) {
-          if (peer.next_byte_at > after_poll) break;
-          chunk = 1;
-        }
-        const ssize_t n = ::send(peer.fd, reply_.data() + peer.sent, chunk, MSG_NOSIGNAL);
-        if (n < 0) {
-          if (errno == EINTR) continue;
-          if (errno != EAGAIN && errno != EWOULDBLOCK) drop = true;  // the client left
-          break;
-        }
-        peer.sent += static_cast<std::size_t>(n);
-        if (byte_gap_ms_ > 0)
-          peer.next_byte_at = after_poll + std::chrono::milliseconds(byte_gap_ms_);
+      if (open) {
+        std::uint64_t sends = 0;
+        open = write_due(peer, script, after_poll, sends);
+        writes_ += sends;
+        if (open && peer.writes.empty() && !after_writes(peer)) peer.fd = -1;
       }
 
-      if (!drop && peer.answering && peer.sent == send_bytes_) {
-        peer.answering = false;
-        switch (after_) {
-          case After::keep_open:
-            // Stays open until the client closes: a client that waited for the close to end
-            // the reply would time out instead.
-            break;
-          case After::close:
-            ::close(peer.fd);
-            peer.fd = -1;
-            break;
-          case After::reset:
-            reset_and_close(peer.fd);
-            peer.fd = -1;
-            break;
-        }
-      }
-
-      if (drop && peer.fd >= 0) {
+      if (!open && peer.fd >= 0) {
         ::close(peer.fd);
         peer.fd = -1;
       }

@@ -12,7 +12,9 @@ namespace rateperf::test {
 
 // How a FaultServer misbehaves, one fault per mode. Every mode that answers waits for the whole
 // request first (its blank line), so that a close never turns into a reset because request
-// bytes were left unread.
+// bytes were left unread. The modes up to accept_nothing answer the first request of a
+// connection only; the keep-alive modes after it answer every request (fault_script.hpp
+// has their bytes).
 enum class FaultMode {
   accept_never_read,    // accepts, never reads, never answers
   read_never_answer,    // reads the request, never answers
@@ -30,6 +32,14 @@ enum class FaultMode {
   extra_body,           // Content-Length 5, 10 body bytes, then close
   http10_close,         // HTTP/1.0 without Content-Length: the close ends the body
   accept_nothing,       // listens with the smallest backlog and never accepts
+  keep_alive,           // a valid 200 to every request, connection kept open
+  close_after_3,        // valid 200s to the first 3 requests, then a close (no Connection: close)
+  close_header_3,       // the same, but the 3rd reply says "Connection: close"
+  drop_second,          // answers every request but the 2nd, which it skips; kept open
+  merge_replies,        // once no byte came for 5 ms, the replies of all requests in one write
+  split_reply,          // every reply in writes of 3 bytes, 1 ms apart; kept open
+  out_of_order,         // requests in pairs: reply 1's header block, reply 2, reply 1's body
+  status_600,           // status 600 (Content-Length framed) to every request, kept open
 };
 
 // The --mode name of a mode ("accept-never-read"...).
@@ -61,25 +71,21 @@ class FaultServer {
   FaultMode mode() const { return mode_; }
   std::uint64_t accepted() const { return accepted_.load(); }  // connections accepted
   std::uint64_t requests() const { return requests_.load(); }  // whole requests read
+  // Replies queued (status lines, valid or not; a skipped request has none).
+  std::uint64_t replies() const { return replies_.load(); }
+  std::uint64_t writes() const { return writes_.load(); }  // send() calls that wrote bytes
 
  private:
-  // What happens once the planned bytes of the reply are written.
-  enum class After { keep_open, close, reset };
-
   void serve();
 
   FaultMode mode_;
-  bool reads_ = true;           // the server reads requests (false: accept_never_read)
-  bool answers_ = false;        // the server writes after a whole request
-  std::string reply_;           // the bytes a connection receives, the same for all
-  std::size_t send_bytes_ = 0;  // how much of reply_ is sent before `after_`
-  After after_ = After::keep_open;
-  int byte_gap_ms_ = 0;  // > 0: the reply goes out one byte per gap
   int listen_fd_ = -1;
   int stop_pipe_[2] = {-1, -1};
   std::uint16_t port_ = 0;
   std::atomic<std::uint64_t> accepted_{0};
   std::atomic<std::uint64_t> requests_{0};
+  std::atomic<std::uint64_t> replies_{0};
+  std::atomic<std::uint64_t> writes_{0};
   std::thread thread_;
 };
 

@@ -3,7 +3,8 @@
 //
 //   fault_server --mode NAME [--port N]
 //
-// prints "port N" once it listens on 127.0.0.1, then serves until SIGINT or SIGTERM.
+// prints "port N" once it listens on 127.0.0.1, then serves until SIGINT or SIGTERM. --help
+// lists the modes; tests/fault_server.hpp says what each one does.
 
 #include <signal.h>
 
@@ -13,19 +14,29 @@
 #include <string>
 #include <string_view>
 
+#include "fault_script.hpp"
 #include "fault_server.hpp"
 
 namespace {
 
 using rateperf::test::FaultMode;
 
-void print_usage(std::FILE* to) {
-  std::fprintf(to, "usage: fault_server --mode NAME [--port N]\nmodes:");
+// The modes whose script answers the first request of a connection only, or every one.
+void print_modes(std::FILE* to, bool first_request_only) {
   for (const FaultMode mode : rateperf::test::all_faults()) {
+    if (rateperf::test::script_of(mode).first_request_only != first_request_only) continue;
     const std::string_view name = rateperf::test::fault_name(mode);
     std::fprintf(to, " %.*s", static_cast<int>(name.size()), name.data());
   }
   std::fprintf(to, "\n");
+}
+
+void print_usage(std::FILE* to) {
+  std::fprintf(to, "usage: fault_server --mode NAME [--port N]\n");
+  std::fprintf(to, "modes that answer the first request of a connection only:");
+  print_modes(to, true);
+  std::fprintf(to, "keep-alive modes, which answer every request of a connection:");
+  print_modes(to, false);
 }
 
 // A usage error: one line on stderr, exit status 2.
