@@ -67,6 +67,7 @@ if ! command -v nginx >/dev/null; then
     echo "SKIP: nginx is not installed and this is not root (apt-get install -y nginx)"
     exit $((fail ? 1 : 77))
   fi
+  # shellcheck disable=SC2016  # expanded by the bash that timeout starts
   if ! timeout -k 5 100 bash -c '. scripts/lib/packages.sh && pkg_install "$1" nginx' _ \
        "$work/apt.log" || ! command -v nginx >/dev/null; then
     echo "SKIP: apt-get could not install nginx:"
@@ -80,7 +81,7 @@ fi
 dir=$work/nginx
 mkdir -p "$dir/www" "$dir/tmp"
 printf 'ok\n' >"$dir/www/ok.txt"
-for try in 1 2 3; do
+for _ in 1 2 3; do
   port=$(ports_free)
   cat >"$dir/nginx.conf" <<EOF
 daemon off;
@@ -144,14 +145,15 @@ EOF
 # CONNECTIONS opened and accepted; WAITS requests timed in /request_wait (0 outside request mode).
 run_case() {
   local name=$1 conns=$2 calls=$3 waits=$4 json=$work/$1.json status=0
-  local a0 r0 a1 r1 requests replies calls_made errors opened waited ok
+  local a0 r0 a1 r1 fields requests replies calls_made errors opened waited ok
   shift 4
   read -r a0 r0 < <(nginx_counts)
   timeout -k 2 60 "$rateperf" -q --server 127.0.0.1 --port "$port" --uri /ok.txt --timeout 5 \
     --json "$json" "$@" >"$work/$name.txt" 2>"$work/$name.err" || status=$?
   read -r a1 r1 < <(nginx_counts)
-  read -r requests replies calls_made errors opened waited ok < <(result_get "$json" \
-    '{/totals/requests} {/totals/replies} {/totals/calls} {/errors/total} {/totals/connections} {/request_wait/count} {/reply_status/2xx}')
+  fields='{/totals/requests} {/totals/replies} {/totals/calls} {/errors/total}'
+  fields+=' {/totals/connections} {/request_wait/count} {/reply_status/2xx}'
+  read -r requests replies calls_made errors opened waited ok < <(result_get "$json" "$fields")
   echo "($name) rateperf $*"
   echo "($name) nginx served $((r1 - r0 - 1)) requests on $((a1 - a0 - 1)) connections;" \
     "rateperf: requests $requests replies $replies (2xx $ok) calls $calls_made errors $errors" \

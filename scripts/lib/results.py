@@ -83,13 +83,14 @@ def evaluate(doc, expression):
 
 
 # httperf's report lines (rateperf prints the same ones): label, then "word number" pairs, each
-# pair's word mapped to a field. wrk's one figure kept is its request rate.
+# pair's word mapped to a field. wrk's figures kept are its request rate and requests.
 HTTPERF = [
     ("Total: connections", "/totals/", {"connections": "connections", "requests": "requests",
                                         "replies": "replies", "test-duration": "duration_s"}),
     ("Connection rate:", "/connection_rate/", {"rate:": "per_s"}),
     ("Connection time [ms]: min", "/connection_time/", {"min": "min_ms", "avg": "avg_ms",
                                                         "max": "max_ms", "median": "median_ms"}),
+    ("Request rate:", "/request_rate/", {"rate:": "per_s"}),
     ("Reply rate [replies/s]:", "/reply_rate/", {"min": "min_per_s", "avg": "avg_per_s",
                                                  "max": "max_per_s", "stddev": "stddev_per_s",
                                                  "(": "samples"}),
@@ -121,6 +122,9 @@ def from_text(tool, text):
     for line in text.splitlines():
         if tool == "wrk" and line.startswith("Requests/sec:"):
             put(doc, "/request_rate/per_s", number(line.split()[1]))
+        m = re.match(r"\s*([0-9]+) requests in ", line)
+        if tool == "wrk" and m:
+            put(doc, "/totals/requests", int(m.group(1)))
         for label, prefix, names in HTTPERF if tool == "httperf" else []:
             if line.startswith(label):
                 words = line.replace("(", "( ").split()

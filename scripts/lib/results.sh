@@ -31,6 +31,7 @@ result_calc() { "$results_python" "$results_py" calc "$1" "$2" "$3"; }
 result_true() { "$results_python" "$results_py" true "$1" "$2"; }
 
 # result_from_text TOOL TEXT JSON: writes JSON with the figures of TEXT, the output of TOOL:
-# httperf (its report lines: totals, connection and reply rates and times, status classes, CPU,
-# Net I/O, errors) or wrk (its request rate, /request_rate/per_s).
+# httperf (its report lines: totals, connection, request and reply rates, reply and connection
+# times, status classes, CPU, Net I/O, errors) or wrk (its request rate, /request_rate/per_s, and
+# its requests, /totals/requests).
 result_from_text() { "$results_python" "$results_py" from-text "$1" "$2" "$3"; }

@@ -1,0 +1,223 @@
+# scripts/bench (j): keep-alive (issue 15). In a new network namespace with an nginx of its own
+# (CPU 1; the clients on CPU 0), side by side on that nginx: wrk's closed loop on 50 persistent
+# connections gives the ceiling W (requests/s) and wrk's CPU per request; then each client's
+# highest held request rate, searched from 0.95 W, and its CPU per request there:
+#   calls/rateperf   --num-calls 100 at a connection rate of R / 100
+#   rate/rateperf    --request-rate R --connections 50 --duration S
+#   piped/rateperf   the same with --burst-length 16 (pipelined)
+#   calls/httperf    httperf --num-calls 100 at a connection rate of R / 100
+# (and the baseline's rateperf runs, with --baseline, when it has --request-rate). Held: every
+# call answered, no error, a request rate (requests / test-duration) of at least 97 % of R, and
+# for rateperf a lag p99 (/lag: how late the client itself issued its arrivals) of at most 1 ms;
+# httperf reports no lag; sourced.
+# shellcheck shell=bash
+
+ka_conns=50 ka_calls=100 ka_burst=16
+ka_start=950  # the first rate tried, in permille of W
+ka_step=250   # up from it while held (down while nothing held), in permille of W
+ka_resolution=50  # then bisection until the bounds are this close, in permille of W
+ka_where="-"  # where (j) ran, for the table
+
+# cpu_json JSON CMD...: runs CMD and writes the CPU time it and its descendants used, in JSON
+# (/cpu/user_s, /cpu/system_s: what result_calc's cpu_s adds up), for a client that reports none
+# (wrk). getrusage(RUSAGE_CHILDREN) counts every process waited for, timeout's child included.
+cpu_json() {
+  "$results_python" -c '
+import json, resource, subprocess, sys
+status = subprocess.call(sys.argv[2:])
+used = resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(sys.argv[1], "w") as out:
+    json.dump({"cpu": {"user_s": used.ru_utime, "system_s": used.ru_stime}}, out)
+sys.exit(status)' "$@"
+}
+
+# ka_has_request_rate TOOL: the rateperf TOOL has --request-rate (a baseline built before issue
+# 15 has not, and is then left out of (j)).
+ka_has_request_rate() {
+  local bin=$rateperf
+  [[ $1 == baseline ]] && bin=$baseline
+  "$bin" --help 2>&1 | grep -q -- '--request-rate'
+}
+
+# ka_clients: sets the array clients to the words TOOL/KIND of (j).
+ka_clients() {
+  local tool kind
+  clients=()
+  for tool in $(rateperfs); do
+    if ka_has_request_rate "$tool"; then
+      for kind in calls rate piped; do clients+=("$tool/$kind"); done
+    else
+      log "(j) $tool has no --request-rate: left out"
+    fi
+  done
+  clients+=(httperf/calls)
+}
+
+# ka_next LO HI: the next rate [permille of W] after the highest held so far (LO, 0: none) and
+# the lowest not held (HI, 0: none), or 0 when the search is over.
+ka_next() {
+  local lo=$1 hi=$2
+  if ((hi == 0)); then echo $((lo + ka_step))
+  elif ((lo == 0)); then echo $((hi > ka_step ? hi - ka_step : 0))
+  elif ((hi - lo > ka_resolution)); then echo $(((lo + hi) / 2))
+  else echo 0
+  fi
+}
+
+# ka_rate PERMILLE W: the request rate tried, W x PERMILLE / 1000 rounded down to a multiple of
+# 100, so that --num-calls 100 runs at a whole connection rate.
+ka_rate() { awk -v p="$1" -v w="$2" 'BEGIN { printf "%d", int(w * p / 1000 / 100) * 100 }'; }
+
+# ka_run WORD RATE BASE: one run of the client WORD at RATE requests/s for ka_s seconds, on the
+# next port of nginx; the figures in BASE.json.
+ka_run() {
+  local tool=${1%/*} kind=${1#*/} rate=$2 base=$3 bin=$rateperf
+  if [[ $kind == calls ]]; then
+    local conn_rate=$((rate / ka_calls))
+    next_port
+    # run_here reads httperf's figures from its text, as everywhere.
+    run_here "$tool" "$conn_rate" $((conn_rate * ka_s)) "$base" --num-calls "$ka_calls"
+    return 0
+  fi
+  [[ $tool == baseline ]] && bin=$baseline
+  cmd=("$bin" -q --server 127.0.0.1 --uri /ok.txt --timeout 5 --json "$base.json"
+       --request-rate "$rate" --connections "$ka_conns" --duration "$ka_s")
+  [[ $kind == piped ]] && cmd+=(--burst-length "$ka_burst")
+  next_port
+  timeout -k 2 $((ka_s + 30)) ${in_netns[@]+"${in_netns[@]}"} taskset -c 0 "${cmd[@]}" \
+    --port "$port" >"$base.txt" 2>"$base.err" || log "$tool exited with status $? ($base.txt)"
+  sleep 0.5
+}
+
+# ka_held WORD RATE BASE: true when the run held RATE (see the top of this file).
+ka_held() {
+  local expression="{/errors/total} == 0 and {/request_rate/per_s} >= 0.97 * $2" conns
+  if [[ $1 == */calls ]]; then
+    conns=$(($2 * ka_s / ka_calls))
+    expression+=" and {/totals/replies} == $((conns * ka_calls))"
+  else
+    expression+=" and {/totals/calls} > 0 and {/totals/replies} == {/totals/calls}"
+  fi
+  [[ $1 == httperf/* ]] || expression+=" and {/lag/p99_ms} <= 1"
+  result_true "$3.json" "$expression"
+}
+
+# ka_wrk REP: wrk's closed loop on ka_conns persistent connections for ka_s seconds; sets ka_w
+# to its request rate W (empty if none) and records it (j_wrk), its CPU per request [us]
+# (j_cpu_wrk) and nginx's CPU meanwhile [% of its core] (j_wrk_nginx).
+ka_wrk() {
+  local base=$out/j-wrk-r$1 ticks0 busy
+  next_port
+  ticks0=$(server_ticks "$nginx_pid")
+  cpu_json "$base.cpu.json" timeout -k 2 $((ka_s + 15)) ${in_netns[@]+"${in_netns[@]}"} \
+    taskset -c 0 wrk -t1 -c"$ka_conns" -d"${ka_s}s" "http://127.0.0.1:$port/ok.txt" \
+    >"$base.txt" 2>&1 || log "wrk exited with status $? ($base.txt)"
+  busy=$(awk -v t="$(($(server_ticks "$nginx_pid") - ticks0))" -v s="$ka_s" \
+    -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.0f", 100 * t / hz / s }')
+  result_from_text wrk "$base.txt" "$base.json"
+  ka_w=$(result_get "$base.json" '{/request_rate/per_s:.0f}')
+  [[ $ka_w =~ ^[0-9]+$ ]] || ka_w=''
+  record j_wrk "${ka_w:-?}"
+  record j_wrk_nginx "$busy"
+  record j_cpu_wrk "$(result_calc "$base.cpu.json" .2f \
+    "{cpu_s} / $(result_get "$base.json" '{/totals/requests}') * 1e6")"
+  log "(j) rep $1: wrk ${ka_w:-?} req/s, nginx $busy % busy ($base.txt)"
+  sleep 0.5
+}
+
+measure_j() {
+  local rep=$1 word key rate base more verdict nginx_pid ns_pid='' ka_w
+  local port0 port  # start_nginx's and next_port's, kept apart from those of the bench's nginx
+  local -a in_netns=()
+  local -A lo=() hi=() next=() runs=() best=()
+  if netns_new; then
+    ns_pid=$netns_pid
+    ka_where="a new network namespace per repetition"
+  else
+    log "(j) no network namespace of its own: it runs in this one"
+    ka_where="this network namespace (not root)"
+  fi
+  start_nginx "$work/nginx-j"
+  nginx_pid=$server_pid
+  ka_wrk "$rep"
+  ka_clients
+  for word in "${clients[@]}"; do lo[$word]=0 hi[$word]=0 runs[$word]=0 next[$word]=$ka_start; done
+  more=1
+  [[ -n $ka_w ]] || { log "(j) no request rate from wrk: nothing to search from"; more=0; }
+  # The searches go in turn, run by run, so that a slow spell of the machine falls on all.
+  while ((more)); do
+    more=0
+    order "${clients[@]}"
+    for word in "${ordered[@]}"; do
+      ((next[$word] > 0 && runs[$word] < ka_steps)) || continue
+      more=1
+      key=$(client_key "$word")
+      rate=$(ka_rate "${next[$word]}" "$ka_w")
+      base=$out/j-$key-r$rep-$rate
+      ka_run "$word" "$rate" "$base"
+      if ka_held "$word" "$rate" "$base"; then
+        lo[$word]=${next[$word]} best[$word]=$base verdict=held
+      else
+        hi[$word]=${next[$word]} verdict="not held"
+      fi
+      log "(j) $word at $rate req/s ($verdict): $(result_get "$base.json" \
+        '{/request_rate/per_s:.0f} req/s, errors {/errors/total}, lag p99 {/lag/p99_ms:.3f} ms, request wait p99 {/request_wait/p99_ms:.3f} ms')"
+      runs[$word]=$((runs[$word] + 1))
+      next[$word]=$(ka_next "${lo[$word]}" "${hi[$word]}")
+    done
+  done
+  for word in "${clients[@]}"; do
+    key=$(client_key "$word")
+    if [[ -n ${best[$word]:-} ]]; then
+      record "j_held_$key" "$(ka_rate "${lo[$word]}" "$ka_w")"
+      record "j_cpu_$key" "$(result_calc "${best[$word]}.json" .2f '{cpu_s} / {/totals/requests} * 1e6')"
+      record "j_wait_$key" "$(result_get "${best[$word]}.json" '{/request_wait/p99_ms:.3f}')"
+    else
+      record "j_held_$key" 0
+    fi
+  done
+  server_stop "$nginx_pid"
+  [[ -z $ns_pid ]] || server_stop "$ns_pid"
+  rm -rf "$work/nginx-j"
+}
+
+rows_j() {
+  local kind first what target
+  local -A label=([calls]="--num-calls $ka_calls (at a connection rate of R / $ka_calls)"
+                  [rate]="--request-rate on $ka_conns connections"
+                  [piped]="--request-rate on $ka_conns connections, --burst-length $ka_burst")
+  if ! wants j; then
+    row "(j) keep-alive" "not measured" "not measured" "not measured" "not measured" "" "" "" ""
+    return 0
+  fi
+  first="(j) keep-alive: highest held request rate R [req/s] (${ka_s}-s runs searched from 0.95x wrk; held: every call answered, 0 errors, >= 97 % of R, lag p99 <= 1 ms (httperf: no lag); $ka_where)"
+  for kind in calls rate piped; do
+    what="(j) the same"
+    [[ $kind == calls ]] && what=$first
+    target=">= 0.95x wrk"
+    [[ $kind == piped ]] &&
+      target="> non-pipelined (pipelined/non-pipelined: $(ratio j_held_piped_rateperf j_held_rate_rateperf))"
+    row "$what, ${label[$kind]}" \
+      "$(median "j_held_${kind}_rateperf" 0)" "$(median "j_held_${kind}_baseline" 0)" \
+      "$([[ $kind == calls ]] && median j_held_calls_httperf 0 || echo -)" \
+      "$(median j_wrk 0) (wrk -t1 -c$ka_conns, closed loop; nginx $(median j_wrk_nginx 0) % busy)" \
+      "$(ratio "j_held_${kind}_rateperf" "j_held_${kind}_baseline")" \
+      "$([[ $kind == calls ]] && ratio j_held_calls_rateperf j_held_calls_httperf || echo -)" \
+      "$(ratio "j_held_${kind}_rateperf" j_wrk)" "$target"
+  done
+  for kind in calls rate piped; do
+    what="(j) keep-alive: CPU per request [us] at the held rate (wrk: user + system over its run)"
+    [[ $kind == calls ]] || what="(j) the same"
+    target=''
+    [[ $kind == piped ]] || target="<= wrk's"
+    row "$what, ${label[$kind]}" \
+      "$(median "j_cpu_${kind}_rateperf" 2)" "$(median "j_cpu_${kind}_baseline" 2)" \
+      "$([[ $kind == calls ]] && median j_cpu_calls_httperf 2 || echo -)" "$(median j_cpu_wrk 2)" \
+      "$(ratio "j_cpu_${kind}_rateperf" "j_cpu_${kind}_baseline")" \
+      "$([[ $kind == calls ]] && ratio j_cpu_calls_rateperf j_cpu_calls_httperf || echo -)" \
+      "$(ratio "j_cpu_${kind}_rateperf" j_cpu_wrk)" "$target"
+  done
+  row "(j) keep-alive: request wait p99 [ms] at the held rate, --request-rate on $ka_conns connections ; with --burst-length $ka_burst" \
+    "$(median j_wait_rate_rateperf 3) ; $(median j_wait_piped_rateperf 3)" \
+    "$(median j_wait_rate_baseline 3) ; $(median j_wait_piped_baseline 3)" "-" "-" "" "-" "-" ""
+}
