@@ -14,7 +14,7 @@
 
 ka_conns=50 ka_calls=100 ka_burst=16
 ka_start=950  # the first rate tried, in permille of W
-ka_step=250   # up from it while held (down while nothing held), in permille of W
+ka_step=150   # up from it while held (down while nothing held), in permille of W
 ka_resolution=50  # then bisection until the bounds are this close, in permille of W
 ka_where="-"  # where (j) ran, for the table
 
@@ -199,7 +199,7 @@ rows_j() {
     row "(j) keep-alive" "not measured" "not measured" "not measured" "not measured" "" "" "" ""
     return 0
   fi
-  first="(j) keep-alive: highest held request rate R [req/s] (${ka_s}-s runs searched from 0.95x wrk; held: every call answered, 0 errors, >= 97 % of R, lag p99 <= 1 ms (httperf: no lag); $ka_where)"
+  first="(j) keep-alive: highest held request rate R [req/s] (${ka_s}-s runs searched from 0.95x wrk, at most $ka_steps steps; held: every call answered, 0 errors, >= 97 % of R, lag p99 <= 1 ms (httperf: no lag); 0: no step held; $ka_where)"
   for kind in calls rate piped; do
     what="(j) the same"
     [[ $kind == calls ]] && what=$first
