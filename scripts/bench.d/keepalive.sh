@@ -158,17 +158,18 @@ measure_j() {
       ka_run "$word" "$rate" "$base"
       if ka_held "$word" "$rate" "$base"; then
         lo[$word]=${next[$word]} best[$word]=$base verdict=held
-      elif ((next[$word] <= ka_start)) && [[ -z ${again[$word]:-} ]]; then
+      elif ((ka_retry && next[$word] <= ka_start)) && [[ -z ${again[$word]:-} ]]; then
         verdict="not held: once more"
       else
         hi[$word]=${next[$word]} verdict="not held"
       fi
       log "(j) $word at $rate req/s ($verdict): $(result_get "$base.json" \
         '{/request_rate/per_s:.0f} req/s, errors {/errors/total}, lag p99 {/lag/p99_ms:.3f} ms, request wait p99 {/request_wait/p99_ms:.3f} ms')"
-      # A step at or below the start that is not held is run once more, in the next round: these
-      # steps decide the targets (>= 0.95 W), and at 0.95 W of nginx's capacity one slow spell of
-      # the shared machine can make a client that holds the rate fail it (its connections pile
-      # up behind a stalled nginx). Above the start a failure only bounds how far a client goes.
+      # With ka_retry (not --quick, for time), a step at or below the start that is not held is
+      # run once more, in the next round: these steps decide the targets (>= 0.95 W), and at
+      # 0.95 W of nginx's capacity one slow spell of the shared machine can make a client that
+      # holds the rate fail it (its connections pile up behind a stalled nginx). Above the start
+      # a failure only bounds how far a client goes.
       if [[ $verdict == *"once more" ]]; then again[$word]=1; continue; fi
       again[$word]=''
       runs[$word]=$((runs[$word] + 1))
