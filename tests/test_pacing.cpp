@@ -97,6 +97,15 @@ TEST_SUITE("pacing") {
     for (int i = 0; i < 100; ++i) CHECK(polls(pacer.plan(kNow, kNow + 25us)));
   }
 
+  TEST_CASE("auto polls while the sockets are busy, whatever the deadline; the others ignore it") {
+    const Pacer automatic = learned(Timing::automatic);
+    CHECK(automatic.plan(kNow, kNow + 3ms).sleep);
+    CHECK(polls(automatic.plan(kNow, kNow + 3ms, true)));
+    CHECK(polls(automatic.plan(kNow, std::nullopt, true)));
+    CHECK(learned(Timing::hybrid).plan(kNow, kNow + 3ms, true).sleep);
+    CHECK(Pacer(Timing::sleep).plan(kNow, kNow + 3ms, true).sleep);
+  }
+
   TEST_CASE("auto and hybrid take a fresh sample after 100 ms without one, however near") {
     // One slow early wake-up (a busy start) must not make auto poll for the rest of the run.
     Pacer pacer(Timing::automatic);

@@ -16,6 +16,11 @@ namespace {
 // deadlines stay exact.
 constexpr Duration kWheelTick = std::chrono::milliseconds(1);
 constexpr std::size_t kWheelSlots = 8192;
+// Busy sockets: 32 events a millisecond is some 16,000 connections or 30,000 keep-alive calls a
+// second, where the loop hardly sleeps anyway; at 5000 conn/s (about 12 a millisecond) auto
+// still sleeps between arrivals.
+constexpr Duration kBusyWindow = std::chrono::milliseconds(1);
+constexpr std::uint64_t kBusyEvents = 32;
 
 EventBasePtr make_base() {
   EventConfigPtr config(event_config_new());
@@ -62,7 +67,12 @@ void Loop::run() {
     deferred_ = false;
     if (next_ && now >= *next_) serve(now);
     if (stopped_) break;
-    const Wait wait = pacer_.plan(now, next_);
+    if (now - window_start_ >= kBusyWindow) {
+      busy_ = window_events_ * kBusyWindow >= kBusyEvents * (now - window_start_);
+      window_events_ = 0;
+      window_start_ = now;
+    }
+    const Wait wait = pacer_.plan(now, next_, busy_);
     if (wait.sleep) {
       if (wait.wake_at) arm(*wait.wake_at);
       ++figures_.sleeps;

@@ -61,6 +61,7 @@ class Loop {
   // loop was busy with other sockets is served now, not after the rest of the batch. One
   // comparison when nothing is due.
   void catch_up(TimePoint now) {
+    ++window_events_;
     if (next_ && now >= *next_ && !serving_ && !deferred_) serve(now);
   }
   // The timer firing now left work due that must wait for the loop's next turn, after the
@@ -98,6 +99,11 @@ class Loop {
   bool serving_ = false;
   bool deferred_ = false;  // see defer_to_next_turn()
   bool stopped_ = false;
+  // Socket events counted over windows of kBusyWindow: the sockets are busy when the last
+  // window had at least kBusyEvents per millisecond.
+  std::uint64_t window_events_ = 0;
+  TimePoint window_start_{};
+  bool busy_ = false;
   LoopFigures figures_;
 };
 

@@ -90,8 +90,9 @@ Duration Pacer::poll_below() const {
   return Duration::max();
 }
 
-Wait Pacer::plan(TimePoint now, std::optional<TimePoint> next) const {
+Wait Pacer::plan(TimePoint now, std::optional<TimePoint> next, bool busy) const {
   if (mode_ == options::Timing::spin) return Wait{};
+  if (busy && mode_ == options::Timing::automatic) return Wait{};
   // Nothing scheduled: only a socket event can bring work.
   if (!next) return Wait{.sleep = true, .wake_at = std::nullopt};
   const Duration left = *next - now;

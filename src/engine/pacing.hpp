@@ -46,7 +46,10 @@ struct Wait {
 // - auto: polls when the deadline is nearer than a typical (median) wake-up lateness, where a
 //   sleep would come back too late anyway, and otherwise sleeps until the median lateness
 //   before it: a wake-up lands on its deadline half the time and a little after it the rest,
-//   for a fraction of hybrid's polling.
+//   for a fraction of hybrid's polling. It also polls while the sockets are busy (tens of
+//   events a millisecond): a keep-alive connection's next call waits for its reply, and a
+//   sleep between them adds a wake-up's lateness to every call (near a server's capacity the
+//   connections then pile up).
 // Hybrid and auto learn only from timed wake-ups, and a loop that polls takes none: one slow
 // early wake-up could make auto poll for good. So when no timed wake-up came for kRefresh, the
 // next future deadline is slept for (to its margin) whatever the margins say: a fresh sample,
@@ -58,7 +61,9 @@ class Pacer {
   explicit Pacer(options::Timing mode);
 
   options::Timing mode() const { return mode_; }
-  Wait plan(TimePoint now, std::optional<TimePoint> next) const;
+  // `busy`: the loop's sockets have been busy (see Loop): auto then polls whatever the next
+  // deadline, since a sleep would add a wake-up's lateness to every reply it waits for.
+  Wait plan(TimePoint now, std::optional<TimePoint> next, bool busy = false) const;
   // A wake-up by the timer came `lateness` after its time, at `now`.
   void woke(Duration lateness, TimePoint now);
   // How long before a deadline the timer is set (zero for sleep and spin).
