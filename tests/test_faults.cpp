@@ -22,7 +22,6 @@
 
 namespace {
 
-using rateperf::test::rateperf_binary;
 using rateperf::test::report_figure;
 using rateperf::test::report_line;
 using rateperf::test::FaultMode;
@@ -42,22 +41,13 @@ struct FaultRun {
 };
 
 FaultRun run_against(const FaultServer& server, int rate, int conns, double timeout_s) {
-  const std::vector<std::string> argv = {rateperf_binary(),
-                                         "--server",
-                                         "127.0.0.1",
-                                         "--port",
-                                         std::to_string(server.port()),
-                                         "--rate",
-                                         std::to_string(rate),
-                                         "--num-conns",
-                                         std::to_string(conns),
-                                         "--timeout",
-                                         std::to_string(timeout_s),
-                                         "--json",
-                                         "-"};
+  const std::vector<std::string> args = {"--rate",    std::to_string(rate),
+                                         "--num-conns", std::to_string(conns),
+                                         "--timeout", std::to_string(timeout_s),
+                                         "--json",    "-"};
   FaultRun run;
   const auto started = std::chrono::steady_clock::now();
-  run.process = run_process(argv, std::chrono::seconds(60));
+  run.process = rateperf::test::run_rateperf_on("127.0.0.1", server.port(), args);
   run.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   run.schedule_s = static_cast<double>(conns - 1) / rate;
   run.timeout_s = timeout_s;

@@ -37,10 +37,13 @@ class CallQueue {
   Call& front() { return ring_[head_]; }
   Call& at(std::size_t i) { return ring_[(head_ + i) % capacity_]; }
 
-  Call& push() {
+  // Queues a call intended at `intended` and taken up at `actual`.
+  Call& push(TimePoint intended, TimePoint actual) {
     assert(!full());
     Call& call = ring_[(head_ + size_) % capacity_];
     call = Call{};
+    call.intended = intended;
+    call.actual = actual;
     ++size_;
     return call;
   }

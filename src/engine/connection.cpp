@@ -45,15 +45,7 @@ void Connection::start(TimePoint intended, TimePoint now) {
   burst_left_ = std::min(context_.workload.burst_length, context_.workload.calls_per_connection);
   // The first burst is queued before connecting, so that a connection that cannot even be made
   // counts its calls; it is written once the socket exists.
-  const std::size_t first = static_cast<std::size_t>(
-      std::min<std::uint64_t>(burst_left_, calls_.capacity()));
-  for (std::size_t i = 0; i < first; ++i) {
-    Call& call = calls_.push();
-    call.intended = intended;
-    call.actual = now;
-  }
-  burst_left_ -= first;
-  calls_started_ = first;
+  queue_burst_calls();
   if (!connect(now)) return;
   if (!flush(Clock::now())) return;
   // One edge-triggered registration for the rest of the connection's life: readiness to read
@@ -66,11 +58,7 @@ void Connection::open(TimePoint now, const Request* first) {
   calls_started_ = 0;
   burst_left_ = 0;
   calls_.clear();
-  if (first != nullptr) {
-    Call& call = calls_.push();
-    call.intended = first->intended;
-    call.actual = first->actual;
-  }
+  if (first != nullptr) calls_.push(first->intended, first->actual);
   if (!connect(now)) return;
   if (!flush(Clock::now())) return;
   // With nothing to write, the first write edge tells that the connect is done.
@@ -105,9 +93,7 @@ bool Connection::connect(TimePoint now) {
 }
 
 bool Connection::submit(const Request& request, TimePoint now) {
-  Call& call = calls_.push();
-  call.intended = request.intended;
-  call.actual = request.actual;
+  calls_.push(request.intended, request.actual);
   if (!flush(now)) return false;
   if (event_added_ && !write_registered_ && unsent_ < calls_.size()) register_events(true);
   return true;
@@ -160,14 +146,16 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
   loop.catch_up(now);
 }
 
-bool Connection::start_burst_calls(TimePoint now) {
+void Connection::queue_burst_calls() {
   while (burst_left_ > 0 && !calls_.full()) {
-    Call& call = calls_.push();
-    call.intended = burst_.intended;
-    call.actual = burst_.actual;
+    calls_.push(burst_.intended, burst_.actual);
     --burst_left_;
     ++calls_started_;
   }
+}
+
+bool Connection::start_burst_calls(TimePoint now) {
+  queue_burst_calls();
   return flush(now);
 }
 

@@ -3,6 +3,7 @@
 #include <event2/event_struct.h>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 
 #include "core/errors.hpp"
@@ -60,7 +61,7 @@ class Connection {
   std::size_t in_flight() const { return calls_.size(); }
   bool has_room() const { return !calls_.full(); }
 
-  Connection* next_free = nullptr;  // the owner's free list
+  Connection* next_free = nullptr;  // the ConnectionStore's list of closed connections
   bool pool_queued = false;         // the owner's list of connections with room holds it
 
  private:
@@ -68,8 +69,9 @@ class Connection {
   void on_watchdog(Timer& timer, TimePoint now);
   // Resets the per-connection state and starts connecting; false when it ended at once.
   bool connect(TimePoint now);
-  // Queues the calls of the current burst that fit in flight, then writes what it can; false
-  // when the connection ended.
+  // Queues the calls of the current burst that fit in flight.
+  void queue_burst_calls();
+  // Queues them, then writes what it can; false when the connection ended.
   bool start_burst_calls(TimePoint now);
   // Writes what it can of the calls not yet sent; false when the connection ended (failed).
   bool flush(TimePoint now);
@@ -109,6 +111,39 @@ class Connection {
   CallQueue calls_;
   std::size_t unsent_ = 0;  // index in calls_ of the first call not wholly written
   http::ResponseParser parser_;
+};
+
+// The connections of one owner, at stable addresses: a closed one is reused (through its
+// next_free) before a new one is made, so that none is allocated once the peak of connections
+// open at once is reached.
+class ConnectionStore {
+ public:
+  explicit ConnectionStore(ConnectionContext& context) : context_(context) {}
+
+  // A closed connection, or a new one.
+  Connection& acquire() {
+    if (free_ == nullptr) return all_.emplace_back(context_);
+    Connection& connection = *free_;
+    free_ = connection.next_free;
+    return connection;
+  }
+  // `connection` closed: a later acquire() may return it.
+  void release(Connection& connection) {
+    connection.next_free = free_;
+    free_ = &connection;
+  }
+  std::deque<Connection>& all() { return all_; }
+  const std::deque<Connection>& all() const { return all_; }
+  // Destroys them all (they hold events of the loop, which must outlive them).
+  void clear() {
+    free_ = nullptr;
+    all_.clear();
+  }
+
+ private:
+  ConnectionContext& context_;
+  std::deque<Connection> all_;
+  Connection* free_ = nullptr;
 };
 
 }  // namespace rateperf::engine

@@ -8,7 +8,7 @@ namespace rateperf::engine {
 
 RequestPool::RequestPool(ConnectionContext& context, std::size_t size,
                          std::function<void(TimePoint)> expired)
-    : context_(context), size_(size), expired_(std::move(expired)) {
+    : context_(context), size_(size), members_(context), expired_(std::move(expired)) {
   refill_.bind<&RequestPool::on_refill>(*this);
   expire_.bind<&RequestPool::on_expire>(*this);
 }
@@ -23,15 +23,10 @@ void RequestPool::open_all(TimePoint now) {
 }
 
 void RequestPool::open_one(TimePoint now, const Request* first) {
-  Connection* connection = closed_;
-  if (connection != nullptr) {
-    closed_ = connection->next_free;
-  } else {
-    connection = &members_.emplace_back(context_);
-  }
+  Connection& connection = members_.acquire();
   ++open_;
-  connection->open(now, first);
-  if (connection->open() && connection->has_room()) offer(*connection);
+  connection.open(now, first);
+  if (connection.open() && connection.has_room()) offer(connection);
 }
 
 void RequestPool::offer(Connection& connection) {
@@ -86,8 +81,7 @@ void RequestPool::idle(Connection& connection, TimePoint now) {
 
 void RequestPool::ended(Connection& connection, TimePoint now) {
   --open_;
-  connection.next_free = closed_;
-  closed_ = &connection;
+  members_.release(connection);
   // Not from here: the connection that ended may still be on the stack.
   if (!waiting_.empty() && !refill_.armed()) context_.loop.schedule(refill_, now);
 }
@@ -103,18 +97,18 @@ void RequestPool::on_refill(Timer&, TimePoint now) {
 
 bool RequestPool::quiet() const {
   if (!waiting_.empty()) return false;
-  for (const Connection& connection : members_) {
+  for (const Connection& connection : members_.all()) {
     if (connection.open() && connection.in_flight() > 0) return false;
   }
   return true;
 }
 
 void RequestPool::close_idle(TimePoint now) {
-  for (Connection& connection : members_) {
+  ready_.clear();
+  for (Connection& connection : members_.all()) {
+    connection.pool_queued = false;
     if (connection.open()) connection.close_idle(now);
   }
-  ready_.clear();
-  for (Connection& connection : members_) connection.pool_queued = false;
 }
 
 void RequestPool::abort_all(ErrorKind kind, TimePoint now) {
@@ -123,7 +117,7 @@ void RequestPool::abort_all(ErrorKind kind, TimePoint now) {
   waiting_.clear();
   context_.loop.cancel(refill_);
   context_.loop.cancel(expire_);
-  for (Connection& connection : members_) {
+  for (Connection& connection : members_.all()) {
     if (connection.open()) connection.abort(kind, now);
   }
 }

@@ -63,8 +63,7 @@ class RequestPool {
   ConnectionContext& context_;
   std::size_t size_;
   std::size_t open_ = 0;               // connections open or connecting
-  std::deque<Connection> members_;     // stable addresses; grows to `size_`
-  Connection* closed_ = nullptr;       // members to open again (their next_free list)
+  ConnectionStore members_;            // grows to `size_`
   std::deque<Connection*> ready_;      // members with room, maybe stale (checked when taken)
   std::deque<Request> waiting_;        // requests that found no room, oldest first
   Timer refill_;                       // opens connections for waiting requests, next turn

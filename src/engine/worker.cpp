@@ -39,7 +39,8 @@ Worker::Worker(const WorkerSetup& setup)
                .think_timeout = setup.config.think_timeout,
                .socket_options = socket_options_,
                .buffer_refusals = result_.buffer_refusals,
-               .owner = *this} {
+               .owner = *this},
+      connections_(context_) {
   stop_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (stop_fd_ < 0) throw std::runtime_error("eventfd failed");
   stop_event_.reset(
@@ -61,7 +62,7 @@ Worker::Worker(const WorkerSetup& setup)
 Worker::~Worker() {
   // Connections hold events of the loop: free them first.
   requests_.reset();
-  pool_.clear();
+  connections_.clear();
   stop_event_.reset();
   if (stop_fd_ >= 0) ::close(stop_fd_);
 }
@@ -186,13 +187,7 @@ void Worker::issue_due(TimePoint now) {
           return;
         }
 
-        Connection* connection = free_;
-        if (connection != nullptr) {
-          free_ = connection->next_free;
-        } else {
-          connection = &pool_.emplace_back(context_);
-        }
-        connection->start(intended, actual);
+        connections_.acquire().start(intended, actual);
       },
       limit);
   result_.collector.burst(burst);
@@ -215,7 +210,7 @@ void Worker::stop_schedule(TimePoint now) {
 
 void Worker::end_all(ErrorKind kind, TimePoint now) {
   if (requests_) requests_->abort_all(kind, now);
-  for (Connection& connection : pool_) {
+  for (Connection& connection : connections_.all()) {
     if (connection.open()) connection.abort(kind, now);
   }
 }
@@ -253,8 +248,7 @@ void Worker::connection_ended(Connection& connection, TimePoint now) {
     maybe_finish(now);
     return;
   }
-  connection.next_free = free_;
-  free_ = &connection;
+  connections_.release(connection);
   // A closed loop's slot is free again: its next arrival is due now.
   if (source_->finished(now) && !arrival_timer_.armed()) {
     if (const auto due = source_->next_due()) loop_.schedule(arrival_timer_, *due);

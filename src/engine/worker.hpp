@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -118,8 +117,7 @@ class Worker final : private ConnectionOwner {
   std::vector<char> read_buffer_;
   WorkerResult result_;
   ConnectionContext context_;
-  std::deque<Connection> pool_;  // stable addresses; grows to the peak number of connections
-  Connection* free_ = nullptr;
+  ConnectionStore connections_;  // grows to the peak number of connections open at once
   std::unique_ptr<RequestPool> requests_;  // request mode: the persistent connections
   bool closing_idle_ = false;              // request mode: the run's end closes the pool
   int stops_ = 0;
