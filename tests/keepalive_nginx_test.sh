@@ -94,11 +94,7 @@ http {
   access_log off;
   keepalive_requests 10000;
   keepalive_timeout 60s;
-  client_body_temp_path $dir/tmp;
-  proxy_temp_path $dir/tmp;
-  fastcgi_temp_path $dir/tmp;
-  uwsgi_temp_path $dir/tmp;
-  scgi_temp_path $dir/tmp;
+$(nginx_temp_paths "$dir/tmp")
   server {
     listen 127.0.0.1:$port;
     root $dir/www;
@@ -108,13 +104,7 @@ http {
 EOF
   server_start "$dir/stderr" nginx -e "$dir/error.log" -p "$dir" -c "$dir/nginx.conf"
   nginx_pid=$server_pid
-  # Our own nginx must be the one answering (another program may have taken the port): its pid
-  # file names it.
-  if server_wait_http --pid "$nginx_pid" --seconds 10 --status 200 "$port" /nginx_status &&
-     [[ $(cat "$dir/nginx.pid" 2>/dev/null) == "$nginx_pid" ]]; then
-    break
-  fi
-  server_stop "$nginx_pid"
+  nginx_answers "$dir" 10 "$port" /nginx_status && break
   nginx_pid=
 done
 if [[ -z $nginx_pid ]]; then

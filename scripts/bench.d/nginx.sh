@@ -37,11 +37,7 @@ http {
   # would close them on the way, and the requests pipelined behind the last one would go
   # unanswered. The other measurements make one request per connection.
   keepalive_requests 1000000;
-  client_body_temp_path $dir/tmp;
-  proxy_temp_path $dir/tmp;
-  fastcgi_temp_path $dir/tmp;
-  uwsgi_temp_path $dir/tmp;
-  scgi_temp_path $dir/tmp;
+$(nginx_temp_paths "$dir/tmp")
   server {
 $listens    root $dir/www;
   }
@@ -49,13 +45,10 @@ $listens    root $dir/www;
 EOF
     server_start "$dir/stderr" ${in_netns[@]+"${in_netns[@]}"} taskset -c 1 \
       nginx -p "$dir" -c "$dir/nginx.conf"
-    # Our own nginx must be the one answering: its pid file names it.
-    if server_wait_http --pid "$server_pid" --seconds 5 --status 200 "$port" /ok.txt &&
-       [[ $(cat "$dir/nginx.pid" 2>/dev/null) == "$server_pid" ]]; then
+    if nginx_answers "$dir" 5 "$port" /ok.txt; then
       log "nginx (pid $server_pid) on 127.0.0.1:$port0-$((port0 + nports - 1)), CPU 1 (attempt $try)"
       return 0
     fi
-    server_stop "$server_pid"
   done
   echo "bench: nginx did not start:" >&2
   cat "$dir/stderr" >&2

@@ -53,6 +53,25 @@ sys.exit(1)
 EOF
 }
 
+# nginx_temp_paths DIR: the lines of an nginx http block that put its temporary files in DIR, so
+# that our nginx needs nothing writable in /var/lib/nginx.
+nginx_temp_paths() {
+  local kind
+  for kind in client_body proxy fastcgi uwsgi scgi; do echo "  ${kind}_temp_path $1;"; done
+}
+
+# nginx_answers DIR SECONDS PORT URI: our nginx (server_pid, its pid file in DIR) answers 200 to
+# GET URI on 127.0.0.1:PORT within SECONDS, and is the one answering (another program may have
+# taken the port: the pid file names ours). Otherwise it is stopped and the call fails.
+nginx_answers() {
+  if server_wait_http --pid "$server_pid" --seconds "$2" --status 200 "$3" "$4" &&
+     [[ $(cat "$1/nginx.pid" 2>/dev/null) == "$server_pid" ]]; then
+    return 0
+  fi
+  server_stop "$server_pid"
+  return 1
+}
+
 # server_stop PID: stops one server (TERM, then KILL after 5 s) and reaps it.
 server_stop() {
   local pid=$1 i rest=()
