@@ -68,6 +68,29 @@ measure_g() {
       record "g_cpu_${rate}_$key" "$(result_get "$base.json" '{/cpu/total_percent:.1f}')"
     done
   done
+  # The floor client at 1000 conn/s, captured like the others (the capture's filter runs on the
+  # sending core, so the CPU figures of (g) include it); it cannot keep up with 10,000.
+  base=$out/g-floor-r$rep-1000
+  next_port
+  if syn_capture_start "$base.pcap"; then
+    floor_run 1000 "${syn_conns[1000]}" "$base" || true
+    server_stop "$capture_pid"
+    if "$results_python" "$syn_gaps_py" "$base.pcap" "$port" 1000 "$base.pcap.log" \
+        >"$base.gaps.json"; then
+      rm -f "$base.pcap"
+      record g_share_1000_floor "$(result_get "$base.gaps.json" '{/share_within_10pct:.3f}')"
+      record g_cpu_1000_floor "$(result_get "$base.json" '{/cpu/total_percent:.1f}')"
+    fi
+  fi
+  # The machine's own wake-up stalls, 10,000 sleeps of 1 ms with nothing else running: what
+  # every mode that sleeps (sleep, hybrid, auto) inherits on the wire, spin and httperf do not.
+  if floor_ready; then
+    base=$out/g-sleeper-r$rep
+    ${in_netns[@]+"${in_netns[@]}"} taskset -c 0 "$floor_bin" sleep 10000 1000 >"$base.txt" 2>&1
+    record g_stall1 "$(awk '{ print $4 }' "$base.txt")"
+    record g_stall5 "$(awk '{ print $6 }' "$base.txt")"
+    record g_stallmax "$(awk '{ print $8 }' "$base.txt")"
+  fi
   order "${clients[@]}"
   for word in "${ordered[@]}"; do
     key=$(client_key "$word")
@@ -107,6 +130,10 @@ rows_g() {
         "$mode" "$(syn_target fixed "$mode")" "g_share_$rate:3" "g_mad_$rate:1" "g_cpu_$rate:1"
     done
   done
+  floor_row "(g) the floor client (floor.c, as in (i)) at 1000 conn/s: CPU [% of a core]" \
+    g_cpu_1000_floor g_cpu_1000
+  row "(g) the machine's wake-up stalls: 10,000 sleeps of 1 ms (floor.c sleep): wakes > 1 ms late; > 5 ms late; latest [ms]" \
+    "$(median g_stall1 0) ; $(median g_stall5 0) ; $(median g_stallmax 1)" "-" "-" "-" "" "" "" ""
   for mode in "${timing_modes[@]}"; do
     mode_row "(g) Poisson SYN gaps (--period $syn_poisson, $syn_poisson_conns arrivals), --timing $mode: CV; wire rate [/s]; wire/intended" \
       "$mode" "$(syn_target poisson "$mode")" g_cv:3 g_wire:1 g_wirerel:4

@@ -1,5 +1,6 @@
 # scripts/bench (i): the client's CPU (/cpu/total_percent: % of one core over the run) at 300 and
-# 5000 conn/s in each rateperf --timing mode, and httperf's (its CPU line); sourced.
+# 5000 conn/s in each rateperf --timing mode, and httperf's (its CPU line), with the floor client's
+# (floor.sh) at each rate; sourced.
 # shellcheck shell=bash
 
 timing_cpu_rates="300 5000"
@@ -20,6 +21,10 @@ measure_i() {
       record "i_cpu_${rate}_$key" "$(result_get "$base.json" '{/cpu/total_percent:.2f}')"
       held "$base" "$rate" "$conns" || log "(i) $word did not hold $rate conn/s ($base.txt)"
     done
+    next_port
+    if floor_run "$rate" "$conns" "$out/i-floor-r$rep-$rate"; then
+      record "i_cpu_${rate}_floor" "$(result_get "$out/i-floor-r$rep-$rate.json" '{/cpu/total_percent:.2f}')"
+    fi
   done
 }
 
@@ -38,5 +43,7 @@ rows_i() {
       mode_row "(i) CPU at $rate conn/s (${seconds}-s runs), --timing $mode [% of a core]" \
         "$mode" "$target" "i_cpu_$rate:2"
     done
+    floor_row "(i) CPU at $rate conn/s of the floor client (floor.c: socket, blocking connect, send, read, close; no event loop) [% of a core]" \
+      "i_cpu_${rate}_floor" "i_cpu_$rate"
   done
 }
