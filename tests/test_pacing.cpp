@@ -83,16 +83,22 @@ TEST_SUITE("pacing") {
     CHECK(pacer.plan(kNow, kNow + 311us).sleep);
   }
 
-  TEST_CASE("auto: polls for deadlines nearer than the median lateness, sleeps to it") {
+  TEST_CASE("auto: polls for deadlines nearer than the median lateness; sleeps to it before near ones, to far ones themselves") {
     const Pacer pacer = learned(Timing::automatic);
     CHECK(pacer.margin() == 40us);
     CHECK(pacer.poll_below() == 40us);
     CHECK(polls(pacer.plan(kNow, kNow + 30us)));
     CHECK(polls(pacer.plan(kNow, kNow + 40us)));
     CHECK(pacer.plan(kNow, kNow + 41us).sleep);
+    // Within 8 median latenesses (320 us) the lateness is a large part of the gap: it sleeps
+    // to the margin before the deadline and polls the rest.
+    CHECK(pacer.plan(kNow, kNow + 41us).wake_at == kNow + 41us - 40us);
+    CHECK(pacer.plan(kNow, kNow + 320us).wake_at == kNow + 320us - 40us);
+    // Farther, it sleeps to the deadline itself: no polling before it.
+    CHECK(pacer.plan(kNow, kNow + 321us).wake_at == kNow + 321us);
     const Wait far = pacer.plan(kNow, kNow + 3ms);
     CHECK(far.sleep);
-    CHECK(far.wake_at == kNow + 3ms - 40us);
+    CHECK(far.wake_at == kNow + 3ms);
     // At 40,000 conn/s (25 us apart) every turn polls: no sleep and no timer per arrival.
     for (int i = 0; i < 100; ++i) CHECK(polls(pacer.plan(kNow, kNow + 25us)));
   }
@@ -122,7 +128,7 @@ TEST_SUITE("pacing") {
     pacer.woke(20us, kNow + 101ms + 300us);
     CHECK(pacer.poll_below() == 20us);
     CHECK(pacer.plan(kNow + 102ms, kNow + 102ms + 200us).sleep);
-    CHECK(pacer.plan(kNow + 102ms, kNow + 102ms + 200us).wake_at == kNow + 102ms + 180us);
+    CHECK(pacer.plan(kNow + 102ms, kNow + 102ms + 200us).wake_at == kNow + 102ms + 200us);
     // Before any sample, a deadline is slept for, however near: the first sample comes at once.
     CHECK(Pacer(Timing::hybrid).plan(kNow, kNow + 1us).sleep);
     // Sleep mode needs no sample, and spin never sleeps.
@@ -138,9 +144,12 @@ TEST_SUITE("pacing") {
     for (int i = 0; i < 64; ++i) stalled.woke(1s, kNow);
     CHECK(stalled.margin() == 2ms);
     // Nor does a perfect one ask for a wake-up with no margin at all.
-    Pacer perfect(Timing::automatic);
+    Pacer perfect(Timing::hybrid);
     for (int i = 0; i < 64; ++i) perfect.woke(Duration::zero(), kNow);
-    CHECK(perfect.margin() == 5us);
+    CHECK(perfect.margin() == 10us);
+    Pacer automatic(Timing::automatic);
+    for (int i = 0; i < 64; ++i) automatic.woke(Duration::zero(), kNow);
+    CHECK(automatic.margin() == 5us);
   }
 
   TEST_CASE("the margins follow the lateness as it changes") {

@@ -65,16 +65,11 @@ void Pacer::update() {
   }
 }
 
-Duration Pacer::margin() const {
-  switch (mode_) {
-    case options::Timing::hybrid:
-    case options::Timing::automatic:
-      return margin_;
-    case options::Timing::sleep:
-    case options::Timing::spin:
-      break;
-  }
-  return Duration::zero();
+Duration Pacer::margin() const { return margin_; }
+
+Duration Pacer::margin_for(Duration left) const {
+  if (mode_ == options::Timing::automatic && left > kNearLateness * margin_) return Duration::zero();
+  return margin_;
 }
 
 Duration Pacer::poll_below() const {
@@ -101,7 +96,8 @@ Wait Pacer::plan(TimePoint now, std::optional<TimePoint> next, bool busy) const 
   if (left <= poll_below() && !stale) return Wait{};
   // A refresh sleep for a deadline nearer than the margin sleeps to the deadline itself: a
   // timer set in the past would measure nothing.
-  return Wait{.sleep = true, .wake_at = left > margin() ? *next - margin() : *next};
+  const Duration margin = margin_for(left);
+  return Wait{.sleep = true, .wake_at = left > margin ? *next - margin : *next};
 }
 
 }  // namespace rateperf::engine
