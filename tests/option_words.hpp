@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "options/options.hpp"
+#include "usage_error.hpp"
 
 namespace rateperf::test {
 
@@ -28,13 +29,7 @@ inline options::Config config_of(std::initializer_list<const char*> words) {
 
 // The message of the UsageError a command line throws; fails the test when none is thrown.
 inline std::string usage_error(std::initializer_list<const char*> words) {
-  try {
-    parse_words(words);
-  } catch (const options::UsageError& e) {
-    return e.what();
-  }
-  FAIL("no UsageError was thrown");
-  return {};
+  return usage_error_of([&] { parse_words(words); });
 }
 
 inline bool contains(const std::string& text, const std::string& part) {

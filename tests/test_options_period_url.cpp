@@ -21,20 +21,13 @@ using rateperf::options::echo_command_line;
 using rateperf::options::parse_url;
 using rateperf::options::PeriodKind;
 using rateperf::options::Url;
-using rateperf::options::UsageError;
 using rateperf::test::config_of;
 using rateperf::test::contains;
 using rateperf::test::usage_error;
 
 // The message of the UsageError parse_url throws; fails the test when none is thrown.
 std::string url_error(std::string_view url) {
-  try {
-    parse_url(url);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  FAIL("no UsageError was thrown");
-  return {};
+  return rateperf::test::usage_error_of([&] { parse_url(url); });
 }
 
 }  // namespace
