@@ -156,6 +156,8 @@ const std::vector<JsonField>& documented_fields() {
       {"/config/add_headers", JsonType::array},
       {"/config/add_headers[]", JsonType::string},
       {"/config/http_version", JsonType::string},
+      {"/config/no_host_header", JsonType::boolean},
+      {"/config/close_with_reset", JsonType::boolean},
       {"/config/send_buffer_bytes", JsonType::number_or_null},
       {"/config/recv_buffer_bytes", JsonType::number_or_null},
       {"/config/client", JsonType::object},

@@ -151,7 +151,8 @@ TEST_SUITE("cli") {
                                  "--max-lag",       "--max-error-rate", "--json FILE",
                                  "--csv FILE",      "-q, --quiet",      "--burst-length",
                                  "--max-piped-calls", "--request-rate", "--connections",
-                                 "--requests",      "--duration"}) {
+                                 "--requests",      "--duration",       "--no-host-hdr",
+                                 "--close-with-reset"}) {
         CAPTURE(option);
         CHECK(r.out.find(option) != std::string::npos);
       }

@@ -45,6 +45,8 @@ TEST_SUITE("options") {
     CHECK(c.method == "GET");
     CHECK(c.add_headers.empty());
     CHECK(c.http_version == "1.1");
+    CHECK_FALSE(c.no_host_header);
+    CHECK_FALSE(c.close_with_reset);
     // Not given: the kernel's sizes, echoed as httperf's defaults.
     CHECK_FALSE(c.send_buffer_bytes.has_value());
     CHECK_FALSE(c.recv_buffer_bytes.has_value());
@@ -335,6 +337,22 @@ TEST_SUITE("options") {
     CHECK(echo_command_line(config_of({})) ==
           "rateperf --client=0/1 --server=localhost --port=80 --uri=/ --send-buffer=4096 "
           "--recv-buffer=16384 --num-conns=1 --num-calls=1");
+  }
+
+  TEST_CASE("--no-host-hdr and --close-with-reset: set, echoed where httperf echoes them") {
+    const Config c = config_of({"--close-with-reset", "--no-host-hdr", "-v", "--timeout", "2"});
+    CHECK(c.no_host_header);
+    CHECK(c.close_with_reset);
+    // httperf echoes --close-with-reset after --verbose and before --timeout; it does not echo
+    // --no-host-hdr, which comes with rateperf's own options at the end.
+    CHECK(echo_command_line(c) ==
+          "rateperf --verbose --close-with-reset --timeout=2 --client=0/1 --server=localhost "
+          "--port=80 --uri=/ --send-buffer=4096 --recv-buffer=16384 --num-conns=1 --num-calls=1 "
+          "--no-host-hdr");
+    // Flags: a value is an error naming the option.
+    CHECK(usage_error({"--no-host-hdr=yes"}) == "option '--no-host-hdr' does not take any arguments");
+    CHECK(usage_error({"--close-with-reset=1"}) ==
+          "option '--close-with-reset' does not take any arguments");
   }
 
   TEST_CASE("echo_command_line puts the other options where httperf does, --seed last") {

@@ -95,6 +95,15 @@ TEST_SUITE("request") {
                                         "\r\n");
   }
 
+  TEST_CASE("--no-host-hdr: no Host header, the other headers as before") {
+    Config config;
+    config.no_host_header = true;
+    config.server_name = "example.test";
+    config.add_headers = {"Accept: */*"};
+    CHECK(render_request(config) ==
+          "GET / HTTP/1.1\r\n" + kUserAgent + "Accept: */*\r\n\r\n");
+  }
+
   TEST_CASE("HTTP/1.0 is written in the request line") {
     Config config;
     config.http_version = "1.0";

@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <cstdio>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -33,6 +35,24 @@ using rateperf::test::run_rateperf;
 using rateperf::test::run_rateperf_on;
 using rateperf::test::ServerMode;
 using rateperf::test::TestServer;
+
+// The client-side TCP sockets on this machine whose peer is 127.0.0.1:port, in any state (the
+// IPv4 table of /proc/net/tcp: the remote address is its third column, "0100007F:PORT" in hex).
+int sockets_to(std::uint16_t port) {
+  std::ifstream table("/proc/net/tcp");
+  std::string line;
+  std::getline(table, line);  // the column names
+  char peer[32];
+  std::snprintf(peer, sizeof peer, "0100007F:%04X", static_cast<unsigned>(port));
+  int count = 0;
+  while (std::getline(table, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote;
+    fields >> slot >> local >> remote;
+    if (remote == peer) ++count;
+  }
+  return count;
+}
 
 std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t count = 0;
@@ -173,6 +193,43 @@ TEST_SUITE("run_options") {
     CHECK(request.find("\r\nX-One: 1\r\nX-Two: two\r\nAccept: text/plain\r\n") !=
           std::string::npos);
     CHECK(count_of(request, "Host:") == 1);
+  }
+
+  TEST_CASE("--no-host-hdr: the request the server reads has no Host header") {
+    TestServer server(ServerMode::reply);
+    const ProcessResult run = run_rateperf(
+        server.port(), {"--num-conns", "2", "--no-host-hdr", "--add-header", "X-A: 1"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.out.find(" --no-host-hdr") != std::string::npos);
+    const auto requests = server.received();
+    REQUIRE(requests.size() == 2);
+    for (const std::string& request : requests) {
+      INFO(request);
+      CHECK(count_of(request, "Host:") == 0);
+      CHECK(request.find("\r\nX-A: 1\r\n\r\n") != std::string::npos);
+    }
+  }
+
+  TEST_CASE("--close-with-reset: the client's close leaves no socket behind, a FIN close does") {
+    // The server reads each request and never answers: --timeout closes the connections from
+    // the client's side. A FIN leaves each client socket in FIN_WAIT2 (the server never closes
+    // its end); a reset removes it at once.
+    TestServer fin_server(ServerMode::never_answer);
+    const ProcessResult fin =
+        run_rateperf(fin_server.port(), {"--num-conns", "3", "--rate", "50", "--timeout", "0.2"});
+    INFO(fin.out << fin.err);
+    CHECK(report_figure(fin.out, "Errors: total", "client-timo") == 3);
+    CHECK(sockets_to(fin_server.port()) == 3);
+
+    TestServer reset_server(ServerMode::never_answer);
+    const ProcessResult reset =
+        run_rateperf(reset_server.port(), {"--num-conns", "3", "--rate", "50", "--timeout", "0.2",
+                                           "--close-with-reset"});
+    INFO(reset.out << reset.err);
+    CHECK(report_figure(reset.out, "Errors: total", "client-timo") == 3);
+    CHECK(reset.out.find(" --close-with-reset") != std::string::npos);
+    CHECK(sockets_to(reset_server.port()) == 0);
   }
 
   TEST_CASE("a URL argument sets the server, the port and the request target") {

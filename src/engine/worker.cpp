@@ -27,7 +27,7 @@ Worker::Worker(const WorkerSetup& setup)
       publish_progress_(setup.publish_progress),
       loop_(setup.config.timing),
       socket_options_{setup.config.send_buffer_bytes, setup.config.recv_buffer_bytes,
-                    setup.workload.max_in_flight > 1},
+                    setup.workload.max_in_flight > 1, setup.config.close_with_reset},
       read_buffer_(kReadBufferBytes),
       result_(stats::Collector(setup.gauge)),
       context_{.loop = loop_,

@@ -45,18 +45,21 @@ std::string render_request(const options::Config& config) {
   out.append(" HTTP/").append(config.http_version).append("\r\n");
   out.append("User-Agent: rateperf/").append(kVersion).append("\r\n");
 
-  out.append("Host: ");
-  if (!config.server_name.empty()) {
-    out.append(config.server_name);
-  } else {
-    // An IPv6 literal needs brackets, or its colons would read as the port separator.
-    const bool ipv6 = config.server.find(':') != std::string::npos && config.server.front() != '[';
-    if (ipv6) out.append("[");
-    out.append(config.server);
-    if (ipv6) out.append("]");
-    if (config.port != 80) out.append(":").append(std::to_string(config.port));
+  if (!config.no_host_header) {
+    out.append("Host: ");
+    if (!config.server_name.empty()) {
+      out.append(config.server_name);
+    } else {
+      // An IPv6 literal needs brackets, or its colons would read as the port separator.
+      const bool ipv6 =
+          config.server.find(':') != std::string::npos && config.server.front() != '[';
+      if (ipv6) out.append("[");
+      out.append(config.server);
+      if (ipv6) out.append("]");
+      if (config.port != 80) out.append(":").append(std::to_string(config.port));
+    }
+    out.append("\r\n");
   }
-  out.append("\r\n");
 
   for (const std::string& header : config.add_headers) append_headers(out, header);
   out.append("\r\n");

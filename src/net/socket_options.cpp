@@ -68,6 +68,10 @@ bool set_socket_options(int fd, const SocketOptions& sizes) {
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   }
+  if (sizes.reset_on_close) {
+    const linger reset{.l_onoff = 1, .l_linger = 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+  }
   return ok;
 }
 

@@ -8,13 +8,15 @@
 namespace rateperf::net {
 
 // What each new socket is given: --send-buffer and --recv-buffer (SO_SNDBUF and SO_RCVBUF in
-// bytes, where given), and TCP_NODELAY for pipelined calls, where Nagle's algorithm would hold
+// bytes, where given), SO_LINGER for --close-with-reset, and TCP_NODELAY for pipelined calls, where Nagle's algorithm would hold
 // a request back until the one before it is acknowledged (httperf sets it always; one
 // setsockopt a connection is spared where nothing is pipelined).
 struct SocketOptions {
   std::optional<std::uint32_t> send_bytes;
   std::optional<std::uint32_t> recv_bytes;
   bool no_delay = false;
+  // --close-with-reset: SO_LINGER on with a zero timeout, so that close() sends a reset.
+  bool reset_on_close = false;
 };
 
 // Sets the options on a new socket. Returns false when the kernel refused a buffer size.

@@ -83,6 +83,11 @@ struct Config {
   std::string method = "GET";            // request method
   std::vector<std::string> add_headers;  // extra header lines, without CRLF
   std::string http_version = "1.1";      // "1.0" or "1.1"
+  bool no_host_header = false;           // --no-host-hdr: send no Host header
+
+  // --close-with-reset: the client's close sends a reset (SO_LINGER with a zero timeout) instead
+  // of a FIN, as httperf's option does: the connection leaves no TIME_WAIT socket behind.
+  bool close_with_reset = false;
 
   // SO_SNDBUF and SO_RCVBUF of each socket, when given: the kernel's autotuned defaults are
   // better than httperf's small fixed ones (4096 and 16384, which the echoed command line shows

@@ -109,26 +109,26 @@ const std::array kOptions = {
   OptionSpec{.name = "server", .group = Group::target, .kind = ValueKind::host, .value_name = "S",
     .help = "host name or address of the server (default localhost)",
     .apply = [](Config& c, std::string_view v) { c.server = check_host("--server", v); },
-    .echo_rank = 5, .echo = [](const Config& c, std::string& l) { add(l, "--server=" + c.server); },
+    .echo_rank = 50, .echo = [](const Config& c, std::string& l) { add(l, "--server=" + c.server); },
     .json = [](const Config& c, json& j) { j["server"] = c.server; }},
   OptionSpec{.name = "port", .group = Group::target, .kind = ValueKind::whole, .value_name = "N",
     .help = "TCP port of the server, 1..65535 (default 80)",
     .apply = [](Config& c, std::string_view v) {
       c.port = static_cast<std::uint16_t>(parse_whole("--port", v, 1, 65535)); },
-    .echo_rank = 7,
+    .echo_rank = 70,
     .echo = [](const Config& c, std::string& l) { add(l, "--port=" + std::to_string(c.port)); },
     .json = [](const Config& c, json& j) { j["port"] = c.port; }},
   OptionSpec{.name = "uri", .group = Group::target, .kind = ValueKind::text, .value_name = "S",
     .help = "request target, starting with '/' (default /)",
     .apply = [](Config& c, std::string_view v) { c.uri = check_uri("--uri", v); },
-    .echo_rank = 8, .echo = [](const Config& c, std::string& l) { add(l, "--uri=" + c.uri); },
+    .echo_rank = 80, .echo = [](const Config& c, std::string& l) { add(l, "--uri=" + c.uri); },
     .json = [](const Config& c, json& j) { j["uri"] = c.uri; }},
   OptionSpec{.name = "server-name", .group = Group::target, .kind = ValueKind::host,
     .value_name = "S", .help = "Host header (default: the server, plus :port if not 80)",
     .apply = [](Config& c, std::string_view v) { c.server_name = check_host("--server-name", v); },
     // httperf spells this one --server_name here, which it would not accept back; we echo the
     // spelling the option has.
-    .echo_rank = 6, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 60, .echo = [](const Config& c, std::string& l) {
       if (!c.server_name.empty()) add(l, "--server-name=" + c.server_name); },
     .json = [](const Config& c, json& j) { j["server_name"] = c.server_name; }},
 
@@ -138,7 +138,7 @@ const std::array kOptions = {
     .apply = [](Config& c, std::string_view v) { c.period = period_of_rate(v); },
     // Like httperf, a fixed period is echoed as the rate it amounts to, and a sequential run
     // (rate 0) shows neither; this one entry echoes --period too.
-    .echo_rank = 10, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 100, .echo = [](const Config& c, std::string& l) {
       if (const std::string text = echo_period(c.period); !text.empty()) {
         // In request mode the period schedules requests: "--rate" becomes "--request-rate".
         add(l, c.request_mode && text.starts_with("--rate=") ? "--request-" + text.substr(2) : text);
@@ -151,27 +151,27 @@ const std::array kOptions = {
   OptionSpec{.name = "num-conns", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
     .help = "connections to issue in all (default 1)",
     .apply = [](Config& c, std::string_view v) { c.num_conns = parse_whole("--num-conns", v, 1); },
-    .echo_rank = 15, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 150, .echo = [](const Config& c, std::string& l) {
       if (!c.request_mode) add(l, "--num-conns=" + std::to_string(c.num_conns)); },
     .json = [](const Config& c, json& j) { j["num_conns"] = c.num_conns; }},
   OptionSpec{.name = "num-calls", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
     .help = "calls on each connection, one after another, then close (default 1)",
     .apply = [](Config& c, std::string_view v) { c.num_calls = parse_whole("--num-calls", v, 1); },
-    .echo_rank = 16, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 160, .echo = [](const Config& c, std::string& l) {
       if (!c.request_mode) add(l, "--num-calls=" + std::to_string(c.num_calls)); },
     .json = [](const Config& c, json& j) { j["num_calls"] = c.num_calls; }},
   OptionSpec{.name = "burst-length", .group = Group::load, .kind = ValueKind::whole,
     .value_name = "B", .help = "calls pipelined at once, next burst after their replies (default 1)",
     .apply = [](Config& c, std::string_view v) {
       c.burst_length = parse_whole("--burst-length", v, 1, 1000000); },
-    .echo_rank = 21, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 210, .echo = [](const Config& c, std::string& l) {
       if (c.burst_length != 1) add(l, "--burst-length=" + std::to_string(c.burst_length)); },
     .json = [](const Config& c, json& j) { j["burst_length"] = c.burst_length; }},
   OptionSpec{.name = "max-piped-calls", .group = Group::load, .kind = ValueKind::whole,
     .value_name = "P", .help = "most calls in flight on one connection (default 32)",
     .apply = [](Config& c, std::string_view v) {
       c.max_piped_calls = parse_whole("--max-piped-calls", v, 1, kMaxPipedCalls); },
-    .echo_rank = 22, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 220, .echo = [](const Config& c, std::string& l) {
       if (c.max_piped_calls != 32) add(l, "--max-piped-calls=" + std::to_string(c.max_piped_calls)); },
     .json = [](const Config& c, json& j) { j["max_piped_calls"] = c.max_piped_calls; }},
   OptionSpec{.name = "request-rate", .group = Group::load, .kind = ValueKind::real,
@@ -187,14 +187,14 @@ const std::array kOptions = {
     .apply = [](Config& c, std::string_view v) {
       c.connections = parse_whole("--connections", v, 1, 1000000);
       c.request_mode = true; },
-    .echo_rank = 23, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 230, .echo = [](const Config& c, std::string& l) {
       if (c.request_mode) add(l, "--connections=" + std::to_string(c.connections)); },
     .json = [](const Config& c, json& j) {
       j["connections"] = c.request_mode ? json(c.connections) : json(nullptr); }},
   OptionSpec{.name = "requests", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
     .help = "requests in all, with --request-rate",
     .apply = [](Config& c, std::string_view v) { c.requests = parse_whole("--requests", v, 1); },
-    .echo_rank = 24, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 240, .echo = [](const Config& c, std::string& l) {
       if (c.requests > 0) add(l, "--requests=" + std::to_string(c.requests)); },
     .json = [](const Config& c, json& j) {
       j["requests"] = c.requests > 0 ? json(c.requests) : json(nullptr); }},
@@ -203,7 +203,7 @@ const std::array kOptions = {
     .apply = [](Config& c, std::string_view v) {
       c.duration = to_duration("--duration", parse_seconds("--duration", v), v);
       if (c.duration <= Duration::zero()) fail("--duration", "must be greater than 0 (got " + std::string(v) + ")"); },
-    .echo_rank = 25, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 250, .echo = [](const Config& c, std::string& l) {
       echo_seconds(l, "--duration", c.duration); },
     .json = [](const Config& c, json& j) {
       j["duration_s"] = c.duration > Duration::zero() ? json(to_s(c.duration)) : json(nullptr); }},
@@ -211,20 +211,20 @@ const std::array kOptions = {
     .help = "inactivity timeout in seconds; 0: none (default 0)",
     .apply = [](Config& c, std::string_view v) {
       c.timeout = to_duration("--timeout", parse_seconds("--timeout", v), v); },
-    .echo_rank = 3,
+    .echo_rank = 30,
     .echo = [](const Config& c, std::string& l) { echo_seconds(l, "--timeout", c.timeout); },
     .json = [](const Config& c, json& j) { j["timeout_s"] = to_s(c.timeout); }},
   OptionSpec{.name = "think-timeout", .group = Group::load, .kind = ValueKind::seconds,
     .value_name = "X", .help = "seconds added to --timeout for the reply to start (default 0)",
     .apply = [](Config& c, std::string_view v) {
       c.think_timeout = to_duration("--think-timeout", parse_seconds("--think-timeout", v), v); },
-    .echo_rank = 2, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 20, .echo = [](const Config& c, std::string& l) {
       echo_seconds(l, "--think-timeout", c.think_timeout); },
     .json = [](const Config& c, json& j) { j["think_timeout_s"] = to_s(c.think_timeout); }},
   OptionSpec{.name = "timing", .group = Group::load, .kind = ValueKind::choice,
     .value_name = "MODE", .help = "auto, sleep, hybrid or spin: how the client waits (default auto)",
     .choices = kTimings, .apply = apply_timing,
-    .echo_rank = 20, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 200, .echo = [](const Config& c, std::string& l) {
       if (c.timing != Timing::automatic) add(l, "--timing=" + std::string(timing_name(c.timing))); },
     .json = [](const Config& c, json& j) { j["timing"] = timing_name(c.timing); }},
   OptionSpec{.name = "seed", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
@@ -232,7 +232,7 @@ const std::array kOptions = {
     .apply = [](Config& c, std::string_view v) {
       c.seed = parse_whole("--seed", v, 0);
       c.seed_given = true; },
-    .echo_rank = 17, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 170, .echo = [](const Config& c, std::string& l) {
       if (c.seed_given) add(l, "--seed=" + std::to_string(c.seed)); },
     .json = [](const Config& c, json& j) { j["seed"] = c.seed; }},
 
@@ -242,22 +242,28 @@ const std::array kOptions = {
     .apply = [](Config& c, std::string_view v) {
       if (!is_token(v)) fail("--method", quoted(v) + " is not a valid method name");
       c.method = v; },
-    .echo_rank = 14, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 140, .echo = [](const Config& c, std::string& l) {
       if (c.method != "GET") add(l, "--method=" + c.method); },
     .json = [](const Config& c, json& j) { j["method"] = c.method; }},
   OptionSpec{.name = "add-header", .group = Group::request, .kind = ValueKind::text,
     .value_name = "S", .help = "extra header, repeatable; \\n separates lines (default none)",
     .repeatable = true,
     .apply = [](Config& c, std::string_view v) { c.add_headers.emplace_back(v); },
-    .echo_rank = 13, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 130, .echo = [](const Config& c, std::string& l) {
       for (const std::string& header : c.add_headers) add(l, "--add-header='" + header + "'"); },
     .json = [](const Config& c, json& j) { j["add_headers"] = c.add_headers; }},
+  OptionSpec{.name = "no-host-hdr", .group = Group::request,
+    .help = "send no Host header (HTTP/1.1 servers should answer 400)",
+    .apply = [](Config& c, std::string_view) { c.no_host_header = true; },
+    .echo_rank = 260, .echo = [](const Config& c, std::string& l) {
+      if (c.no_host_header) add(l, "--no-host-hdr"); },
+    .json = [](const Config& c, json& j) { j["no_host_header"] = c.no_host_header; }},
   OptionSpec{.name = "http-version", .group = Group::request, .kind = ValueKind::choice,
     .value_name = "V", .help = "1.0 or 1.1 (default 1.1)", .choices = kHttpVersions,
     .apply = [](Config& c, std::string_view v) {
       if (v != "1.0" && v != "1.1") fail("--http-version", "expected 1.0 or 1.1 (got " + quoted(v) + ")");
       c.http_version = v; },
-    .echo_rank = 9, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 90, .echo = [](const Config& c, std::string& l) {
       if (c.http_version != "1.1") add(l, "--http-version=" + c.http_version); },
     .json = [](const Config& c, json& j) { j["http_version"] = c.http_version; }},
 
@@ -265,13 +271,19 @@ const std::array kOptions = {
   OptionSpec{.name = "send-buffer", .group = Group::socket, .kind = ValueKind::whole,
     .value_name = "N", .help = "SO_SNDBUF in bytes (default: the kernel's, echoed as 4096)",
     .apply = [](Config& c, std::string_view v) { c.send_buffer_bytes = buffer_bytes("--send-buffer", v); },
-    .echo_rank = 11, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 110, .echo = [](const Config& c, std::string& l) {
       add(l, "--send-buffer=" + std::to_string(c.send_buffer_bytes.value_or(4096))); },
     .json = [](const Config& c, json& j) { j["send_buffer_bytes"] = given_or_null(c.send_buffer_bytes); }},
+  OptionSpec{.name = "close-with-reset", .group = Group::socket,
+    .help = "close with a reset (RST) instead of a FIN: no TIME_WAIT left behind",
+    .apply = [](Config& c, std::string_view) { c.close_with_reset = true; },
+    .echo_rank = 15, .echo = [](const Config& c, std::string& l) {
+      if (c.close_with_reset) add(l, "--close-with-reset"); },
+    .json = [](const Config& c, json& j) { j["close_with_reset"] = c.close_with_reset; }},
   OptionSpec{.name = "recv-buffer", .group = Group::socket, .kind = ValueKind::whole,
     .value_name = "N", .help = "SO_RCVBUF in bytes (default: the kernel's, echoed as 16384)",
     .apply = [](Config& c, std::string_view v) { c.recv_buffer_bytes = buffer_bytes("--recv-buffer", v); },
-    .echo_rank = 12, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 120, .echo = [](const Config& c, std::string& l) {
       add(l, "--recv-buffer=" + std::to_string(c.recv_buffer_bytes.value_or(16384))); },
     .json = [](const Config& c, json& j) { j["recv_buffer_bytes"] = given_or_null(c.recv_buffer_bytes); }},
 
@@ -279,7 +291,7 @@ const std::array kOptions = {
   OptionSpec{.name = "verbose", .short_name = 'v', .group = Group::output,
     .help = "print 5-s reply-rate samples on stderr, and ab's table (default off)",
     .repeatable = true, .apply = [](Config& c, std::string_view) { ++c.verbose; },
-    .echo_rank = 1, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 10, .echo = [](const Config& c, std::string& l) {
       if (c.verbose > 0) add(l, "--verbose"); },
     .json = [](const Config& c, json& j) { j["verbose"] = c.verbose; }},
   OptionSpec{.name = "json", .group = Group::output, .kind = ValueKind::file, .value_name = "FILE",
@@ -308,7 +320,7 @@ const std::array kOptions = {
                               std::string(v) + ")");
       }
       c.max_lag = to_duration("--max-lag", lag_ms / 1000, v); },
-    .echo_rank = 18, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 180, .echo = [](const Config& c, std::string& l) {
       if (c.max_lag > Duration::zero()) add(l, "--max-lag=" + format_g(to_ms(c.max_lag))); },
     .json = [](const Config& c, json& j) {
       j["max_lag_ms"] = c.max_lag > Duration::zero() ? json(to_ms(c.max_lag)) : json(nullptr); }},
@@ -320,7 +332,7 @@ const std::array kOptions = {
         fail("--max-error-rate", "must be within 0..100 (got " + std::string(v) + ")");
       }
       c.max_error_rate_percent = percent; },
-    .echo_rank = 19, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 190, .echo = [](const Config& c, std::string& l) {
       if (c.max_error_rate_percent >= 0) {
         add(l, "--max-error-rate=" + format_g(c.max_error_rate_percent));
       } },
@@ -332,7 +344,7 @@ const std::array kOptions = {
   OptionSpec{.name = "client", .group = Group::misc, .kind = ValueKind::fraction,
     .value_name = "I/N", .help = "this is client I of N, 0 <= I < N (default 0/1)",
     .apply = apply_client,
-    .echo_rank = 4, .echo = [](const Config& c, std::string& l) {
+    .echo_rank = 40, .echo = [](const Config& c, std::string& l) {
       add(l, "--client=" + std::to_string(c.client_id) + "/" + std::to_string(c.client_count)); },
     .json = [](const Config& c, json& j) {
       j["client"] = {{"id", c.client_id}, {"count", c.client_count}}; }},

@@ -51,7 +51,8 @@ struct OptionSpec {
   std::span<const std::string_view> choices;  // the allowed values, where there is such a set
   bool repeatable = false;  // may be given more than once; each occurrence is applied
   ApplyFn apply = nullptr;  // nullptr: an action (--help, --version), not a setting
-  // Its place in the echoed command line (httperf's order); 0: not echoed.
+  // Its place in the echoed command line (httperf's order; numbered in tens, so that an option
+  // can go between two others); 0: not echoed.
   int echo_rank = 0;
   EchoFn echo = nullptr;
   JsonFn json = nullptr;  // nullptr: not in the document (where output goes is not the run)
