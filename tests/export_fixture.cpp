@@ -158,6 +158,8 @@ const std::vector<JsonField>& documented_fields() {
       {"/config/http_version", JsonType::string},
       {"/config/no_host_header", JsonType::boolean},
       {"/config/close_with_reset", JsonType::boolean},
+      {"/config/print_request", JsonType::string},
+      {"/config/print_reply", JsonType::string},
       {"/config/send_buffer_bytes", JsonType::number_or_null},
       {"/config/recv_buffer_bytes", JsonType::number_or_null},
       {"/config/client", JsonType::object},

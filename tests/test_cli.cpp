@@ -152,7 +152,8 @@ TEST_SUITE("cli") {
                                  "--csv FILE",      "-q, --quiet",      "--burst-length",
                                  "--max-piped-calls", "--request-rate", "--connections",
                                  "--requests",      "--duration",       "--no-host-hdr",
-                                 "--close-with-reset"}) {
+                                 "--close-with-reset", "--print-request[=header|body]",
+                                 "--print-reply[=header|body]"}) {
         CAPTURE(option);
         CHECK(r.out.find(option) != std::string::npos);
       }

@@ -355,6 +355,32 @@ TEST_SUITE("options") {
           "option '--close-with-reset' does not take any arguments");
   }
 
+  TEST_CASE("--print-request and --print-reply: header, body, or both without a value") {
+    const Config both = config_of({"--print-request", "--print-reply"});
+    CHECK(both.print_request.header);
+    CHECK(both.print_request.body);
+    CHECK(both.print_reply.header);
+    CHECK(both.print_reply.body);
+    const Config header = config_of({"--print-reply=header"});
+    CHECK(header.print_reply.header);
+    CHECK_FALSE(header.print_reply.body);
+    CHECK_FALSE(header.print_request.any());
+    const Config body = config_of({"--print-request=body"});
+    CHECK_FALSE(body.print_request.header);
+    CHECK(body.print_request.body);
+    CHECK_FALSE(config_of({}).print_request.any());
+    CHECK_FALSE(config_of({}).print_reply.any());
+    CHECK(usage_error({"--print-reply=headers"}) ==
+          "--print-reply: expected header or body, or no value for both (got 'headers')");
+    // Echoed where httperf echoes them: after --verbose, the reply's before the request's, then
+    // --close-with-reset.
+    CHECK(echo_command_line(config_of({"--print-request=header", "--close-with-reset", "-v",
+                                       "--print-reply"}))
+              .rfind("rateperf --verbose --print-reply --print-request=header --close-with-reset "
+                     "--client=0/1 ",
+                     0) == 0);
+  }
+
   TEST_CASE("echo_command_line puts the other options where httperf does, --seed last") {
     const Config c =
         config_of({"-v",   "--think-timeout", "2",   "--timeout",      "1.5",       "--client",

@@ -211,6 +211,41 @@ TEST_SUITE("run_options") {
     }
   }
 
+  TEST_CASE("--print-request and --print-reply: each call's lines on stdout, httperf's prefixes") {
+    TestServer server(ServerMode::reply, {200}, "hello\nworld\n");
+    const ProcessResult run =
+        run_rateperf(server.port(), {"--num-conns", "2", "--print-request", "--print-reply"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.out.find(" --print-reply --print-request ") != std::string::npos);
+    const std::string port = std::to_string(server.port());
+    const auto request_bytes = report_figure(run.out, "Request size [B]:", "");
+    const auto reply_header = report_figure(run.out, "Reply size [B]:", "header");
+    for (const std::string call : {"0", "1"}) {
+      CAPTURE(call);
+      // Each line as sent or received up to its LF: a CRLF line keeps its CR.
+      CHECK(run.out.find("SH" + call + ":GET / HTTP/1.1\r\n") != std::string::npos);
+      CHECK(run.out.find("SH" + call + ":Host: 127.0.0.1:" + port + "\r\n") != std::string::npos);
+      CHECK(run.out.find("SH" + call + ":\r\nSS" + call + ": header " +
+                         std::to_string(static_cast<long>(request_bytes)) + " content 0\n") !=
+            std::string::npos);
+      CHECK(run.out.find("RH" + call + ":HTTP/1.1 200 OK\r\n") != std::string::npos);
+      CHECK(run.out.find("RH" + call + ":\r\nRB" + call + ":hello\nRB" + call + ":world\nRS" +
+                         call + ": header " + std::to_string(static_cast<long>(reply_header)) +
+                         " content 12 footer 0\n") != std::string::npos);
+    }
+    CHECK(run.out.find("SH2:") == std::string::npos);
+
+    // Parts: only the reply's header lines and its summary; nothing of the request.
+    const ProcessResult header = run_rateperf(server.port(), {"--num-conns", "1", "--print-reply=header"});
+    INFO(header.out);
+    CHECK(header.out.find("RH0:HTTP/1.1 200 OK\r\n") != std::string::npos);
+    CHECK(header.out.find("RS0: header ") != std::string::npos);
+    CHECK(header.out.find("RB0:") == std::string::npos);
+    CHECK(header.out.find("SH0:") == std::string::npos);
+    CHECK(header.out.find("SS0:") == std::string::npos);
+  }
+
   TEST_CASE("--close-with-reset: the client's close leaves no socket behind, a FIN close does") {
     // The server reads each request and never answers: --timeout closes the connections from
     // the client's side. A FIN leaves each client socket in FIN_WAIT2 (the server never closes

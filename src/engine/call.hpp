@@ -16,6 +16,7 @@ struct Call {
   TimePoint send_start{};      // the first byte of the request written
   TimePoint first_byte{};      // the first byte of the reply read
   std::size_t sent_bytes = 0;  // of the request, so far
+  std::uint64_t number = 0;    // its number for --print-request/--print-reply (CallPrinter)
 };
 
 // The calls of a connection in flight, oldest first: a request being written or written, its

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/call_printer.hpp"
 #include "engine/loop.hpp"
 #include "net/errno_kind.hpp"
 
@@ -70,6 +71,7 @@ bool Connection::connect(TimePoint now) {
   replies_ = 0;
   unsent_ = 0;
   parser_.reset(context_.workload.replies_have_no_body);
+  reply_bytes_.clear();
 
   const net::IoResult opened = transport_.connect(context_.endpoint);
   if (!transport_.is_open()) {
@@ -194,6 +196,10 @@ bool Connection::flush(TimePoint now) {
       left -= taken;
       if (call.sent_bytes < size) break;
       context_.collector.request_sent(call.sent_bytes);
+      if (context_.printer != nullptr) {
+        call.number = context_.printer->next_call();
+        context_.printer->request(call.number, context_.workload.request, size);
+      }
       ++unsent_;
     }
   }
@@ -243,7 +249,11 @@ bool Connection::take_bytes(const char* data, std::size_t length, TimePoint at) 
   while (offset < length && !calls_.empty()) {
     if (!parser_.started()) calls_.front().first_byte = at;
     std::size_t consumed = 0;
-    switch (parser_.feed(data + offset, length - offset, consumed)) {
+    const http::FeedStatus status = parser_.feed(data + offset, length - offset, consumed);
+    if (context_.printer != nullptr && context_.printer->replies()) {
+      reply_bytes_.append(data + offset, consumed);
+    }
+    switch (status) {
       case http::FeedStatus::complete:
         offset += consumed;
         if (reply_done(at)) return true;
@@ -277,6 +287,11 @@ bool Connection::reply_done(TimePoint now) {
   record.latency_intended = now - call.intended;
   record.latency_actual = now - call.actual;
   context_.collector.reply(record);
+  if (context_.printer != nullptr && context_.printer->replies()) {
+    context_.printer->reply(call.number, reply_bytes_, record.header_bytes, record.body_bytes,
+                            record.footer_bytes);
+    reply_bytes_.clear();
+  }
   const bool keep_alive = parser_.keep_alive();
   calls_.pop();
   --unsent_;

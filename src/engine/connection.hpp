@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
 
 #include "core/errors.hpp"
 #include "engine/call.hpp"
@@ -111,6 +112,7 @@ class Connection {
   CallQueue calls_;
   std::size_t unsent_ = 0;  // index in calls_ of the first call not wholly written
   http::ResponseParser parser_;
+  std::string reply_bytes_;  // --print-reply: the front call's reply as received so far
 };
 
 // The connections of one owner, at stable addresses: a closed one is reused (through its

@@ -11,6 +11,7 @@
 
 namespace rateperf::engine {
 
+class CallPrinter;
 class Connection;
 class Loop;
 
@@ -42,6 +43,7 @@ struct ConnectionContext {
   const net::SocketOptions& socket_options;  // buffer sizes and TCP_NODELAY for each socket
   std::uint64_t& buffer_refusals;  // sockets on which the kernel refused a buffer size
   ConnectionOwner& owner;
+  CallPrinter* printer = nullptr;  // --print-request/--print-reply; none: nothing is printed
 };
 
 }  // namespace rateperf::engine

@@ -39,7 +39,8 @@ Worker::Worker(const WorkerSetup& setup)
                .think_timeout = setup.config.think_timeout,
                .socket_options = socket_options_,
                .buffer_refusals = result_.buffer_refusals,
-               .owner = *this},
+               .owner = *this,
+               .printer = setup.printer},
       connections_(context_) {
   stop_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (stop_fd_ < 0) throw std::runtime_error("eventfd failed");

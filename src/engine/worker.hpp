@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/call_printer.hpp"
 #include "engine/connection.hpp"
 #include "engine/context.hpp"
 #include "engine/event.hpp"
@@ -40,6 +41,7 @@ struct WorkerSetup {
   std::shared_ptr<stats::OpenGauge> gauge;  // the run's count of open connections
   SampleSink* samples = nullptr;            // reply-rate samples as they close, if wanted
   bool publish_progress = false;            // keep progress() current, once a second
+  CallPrinter* printer = nullptr;           // --print-request/--print-reply, shared; or none
 };
 
 // What a worker's run produced.

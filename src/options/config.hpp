@@ -42,6 +42,14 @@ struct Period {
   bool sequential() const { return kind == PeriodKind::deterministic && mean == Duration::zero(); }
 };
 
+// What --print-request and --print-reply print of each call: its header lines, its body lines,
+// or both (the option without a value), each line prefixed as httperf does.
+struct PrintParts {
+  bool header = false;
+  bool body = false;
+  bool any() const { return header || body; }
+};
+
 // How a worker's loop waits for its next deadline (--timing); engine/pacing.hpp says what each
 // does.
 enum class Timing {
@@ -107,6 +115,8 @@ struct Config {
   std::string json_path;  // --json: where to write the JSON document ("-": stdout); empty: none
   std::string csv_path;   // --csv: the CSV file to append a row to ("-": stdout); empty: none
   bool quiet = false;     // --quiet: no live progress line on stderr
+  PrintParts print_request;  // --print-request: each request's lines on stdout (SH, SB, SS)
+  PrintParts print_reply;    // --print-reply: each reply's lines on stdout (RH, RB, RS)
 
   // Thresholds for automation (CI gating): the run exits with a distinct status when it crosses
   // one. They judge the run but never change how it is done.

@@ -18,6 +18,10 @@ po::options_description boost_descriptions() {
     if (spec.short_name != 0) name += std::string(",") + spec.short_name;
     if (spec.kind == ValueKind::none) {
       all.add_options()(name.c_str(), "");
+    } else if (!spec.implicit_value.empty()) {
+      all.add_options()(name.c_str(),
+                        po::value<std::string>()->implicit_value(std::string(spec.implicit_value)),
+                        "");
     } else {
       all.add_options()(name.c_str(), po::value<std::string>(), "");
     }
@@ -47,7 +51,11 @@ std::string help_text() {
     }
     name += "--";
     name += spec.name;
-    if (!spec.value_name.empty()) {
+    if (!spec.implicit_value.empty()) {
+      name += "[=";
+      name += spec.value_name;
+      name += ']';
+    } else if (!spec.value_name.empty()) {
       name += ' ';
       name += spec.value_name;
     }

@@ -86,7 +86,10 @@ Parsed parse(int argc, const char* const* argv) {
     if (!spec->repeatable && !seen.insert(spec->name).second) {
       fail("--" + option.string_key, "given more than once");
     }
-    given.push_back({spec, value});
+    // The raw parse leaves an option given without its optional value empty.
+    given.push_back({spec, value.empty() && !spec->implicit_value.empty()
+                               ? std::string(spec->implicit_value)
+                               : value});
   }
   // Help and version answer whatever else the command line holds, as GNU tools do.
   if (result.action == Action::help) {

@@ -86,6 +86,7 @@ json given_or_null(const std::optional<std::uint32_t>& value) {
 }
 
 constexpr std::array<std::string_view, 2> kHttpVersions = {"1.0", "1.1"};
+constexpr std::array<std::string_view, 2> kPrintParts = {"header", "body"};
 constexpr std::array<std::string_view, 4> kTimings = {"auto", "sleep", "hybrid", "spin"};
 
 void apply_timing(Config& c, std::string_view v) {
@@ -96,6 +97,32 @@ void apply_timing(Config& c, std::string_view v) {
     }
   }
   fail("--timing", "expected auto, sleep, hybrid or spin (got " + quoted(v) + ")");
+}
+
+// --print-request and --print-reply: header, body, or both (given without a value).
+PrintParts print_parts(std::string_view option, std::string_view v) {
+  if (v == "header") return {.header = true, .body = false};
+  if (v == "body") return {.header = false, .body = true};
+  if (v == "all") return {.header = true, .body = true};
+  fail(option, "expected header or body, or no value for both (got " + quoted(v) + ")");
+}
+
+// How the echoed command line and the JSON document name them ("" when off).
+std::string print_parts_name(const PrintParts& parts) {
+  if (parts.header && parts.body) return "all";
+  if (parts.header) return "header";
+  if (parts.body) return "body";
+  return "";
+}
+
+void echo_print(std::string& line, const char* flag, const PrintParts& parts) {
+  if (!parts.any()) return;
+  // httperf's form: the option alone for both.
+  add(line, parts.header && parts.body ? std::string(flag) : flag + ("=" + print_parts_name(parts)));
+}
+
+json print_json(const PrintParts& parts) {
+  return parts.any() ? print_parts_name(parts) : "none";
 }
 
 // One option per entry; the lambdas are the only place that says how each parses, echoes and
@@ -294,6 +321,22 @@ const std::array kOptions = {
     .echo_rank = 10, .echo = [](const Config& c, std::string& l) {
       if (c.verbose > 0) add(l, "--verbose"); },
     .json = [](const Config& c, json& j) { j["verbose"] = c.verbose; }},
+  OptionSpec{.name = "print-request", .group = Group::output, .kind = ValueKind::choice,
+    .value_name = "header|body", .implicit_value = "all",
+    .help = "print each request on stdout: header lines (SH), body lines (SB), sizes (SS)",
+    .choices = kPrintParts,
+    .apply = [](Config& c, std::string_view v) { c.print_request = print_parts("--print-request", v); },
+    .echo_rank = 12, .echo = [](const Config& c, std::string& l) {
+      echo_print(l, "--print-request", c.print_request); },
+    .json = [](const Config& c, json& j) { j["print_request"] = print_json(c.print_request); }},
+  OptionSpec{.name = "print-reply", .group = Group::output, .kind = ValueKind::choice,
+    .value_name = "header|body", .implicit_value = "all",
+    .help = "print each reply on stdout: header lines (RH), body lines (RB), sizes (RS)",
+    .choices = kPrintParts,
+    .apply = [](Config& c, std::string_view v) { c.print_reply = print_parts("--print-reply", v); },
+    .echo_rank = 11, .echo = [](const Config& c, std::string& l) {
+      echo_print(l, "--print-reply", c.print_reply); },
+    .json = [](const Config& c, json& j) { j["print_reply"] = print_json(c.print_reply); }},
   OptionSpec{.name = "json", .group = Group::output, .kind = ValueKind::file, .value_name = "FILE",
     .help = "write the results as one JSON document to FILE (- for stdout)",
     .apply = [](Config& c, std::string_view v) {

@@ -47,6 +47,9 @@ struct OptionSpec {
   Group group = Group::misc;  // its --help section
   ValueKind kind = ValueKind::none;
   std::string_view value_name;  // the value's name in --help ("N", "FILE"); empty for a flag
+  // The value an option given without one takes (--print-reply alone); empty: a value is
+  // needed. Such a value must follow an '=' (--print-reply=header).
+  std::string_view implicit_value;
   std::string_view help;        // its --help line
   std::span<const std::string_view> choices;  // the allowed values, where there is such a set
   bool repeatable = false;  // may be given more than once; each occurrence is applied

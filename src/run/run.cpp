@@ -115,6 +115,10 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
 
   const workload::Workload work = workload::from_config(config);
   const auto gauge = std::make_shared<stats::OpenGauge>();
+  std::unique_ptr<engine::CallPrinter> printer;
+  if (config.print_request.any() || config.print_reply.any()) {
+    printer = std::make_unique<engine::CallPrinter>(config.print_request, config.print_reply, stdout);
+  }
   std::unique_ptr<SampleBoard> board;
   if (listeners.on_sample) board = std::make_unique<SampleBoard>(kWorkers, listeners.on_sample);
   std::vector<std::unique_ptr<engine::Worker>> workers;
@@ -128,7 +132,8 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
                             .workload = work,
                             .gauge = gauge,
                             .samples = board.get(),
-                            .publish_progress = static_cast<bool>(listeners.on_progress)}));
+                            .publish_progress = static_cast<bool>(listeners.on_progress),
+                            .printer = printer.get()}));
     watched.push_back(workers.back().get());
   }
   Watcher watcher(watched, listeners.on_progress, config.num_conns);
