@@ -18,7 +18,7 @@ stats::Summary export_summary();
 // receive buffer not given.
 options::Config export_config();
 
-enum class JsonType { integer, number, string, boolean, object, array, number_or_null };
+enum class JsonType { integer, number, string, boolean, object, array, number_or_null, string_or_null };
 
 struct JsonField {
   const char* pointer;  // a JSON pointer; "[]" stands for "any element of the array"

@@ -153,7 +153,7 @@ TEST_SUITE("cli") {
                                  "--max-piped-calls", "--request-rate", "--connections",
                                  "--requests",      "--duration",       "--no-host-hdr",
                                  "--close-with-reset", "--print-request[=header|body]",
-                                 "--print-reply[=header|body]"}) {
+                                 "--print-reply[=header|body]", "--wlog B,FILE", "--wset N,X"}) {
         CAPTURE(option);
         CHECK(r.out.find(option) != std::string::npos);
       }

@@ -54,6 +54,8 @@ bool has_type(const json& value, JsonType type) {
       return value.is_array();
     case JsonType::number_or_null:
       return value.is_number() || value.is_null();
+    case JsonType::string_or_null:
+      return value.is_string() || value.is_null();
   }
   return false;
 }

@@ -355,6 +355,32 @@ TEST_SUITE("options") {
           "option '--close-with-reset' does not take any arguments");
   }
 
+  TEST_CASE("--wlog B,FILE and --wset N,X: parsed, echoed, and refused where they cannot go") {
+    const Config log = config_of({"--wlog", "y,/tmp/urls.txt"});
+    CHECK(log.wlog_path == "/tmp/urls.txt");
+    CHECK(log.wlog_wrap);
+    CHECK_FALSE(config_of({"--wlog=n,u,v"}).wlog_wrap);
+    CHECK(config_of({"--wlog=n,u,v"}).wlog_path == "u,v");
+    const Config set = config_of({"--wset", "1024,0.25", "--uri", "/wset1024"});
+    CHECK(set.wset_files == 1024);
+    CHECK(set.wset_rate == 0.25);
+    // httperf echoes --wset after --burst-length; --wlog, which it does not echo, comes last.
+    CHECK(contains(echo_command_line(set), " --num-calls=1 --wset=1024,0.25"));
+    CHECK(contains(echo_command_line(log), " --wlog=y,/tmp/urls.txt"));
+    CHECK(usage_error({"--wlog", "x"}) == "--wlog: expected y,FILE or n,FILE (got 'x')");
+    CHECK(usage_error({"--wlog", "yes,f"}) == "--wlog: expected y,FILE or n,FILE (got 'yes,f')");
+    CHECK(usage_error({"--wset", "5"}) == "--wset: expected N,X (got '5')");
+    CHECK(usage_error({"--wset", "0,1"}) == "--wset: must be at least 1 (got 0)");
+    CHECK(usage_error({"--wset", "5,0"}) ==
+          "--wset: X, the new files per call, must be above 0 and at most 1 (got '0')");
+    CHECK(usage_error({"--wset", "5,1.5"}) ==
+          "--wset: X, the new files per call, must be above 0 and at most 1 (got '1.5')");
+    CHECK(usage_error({"--wset", "5,1", "--wlog", "n,f"}) ==
+          "--wset: not with --wlog (each call takes its URI from one of them)");
+    CHECK(usage_error({"--wlog", "n,f", "--request-rate", "10", "--requests", "5"}) ==
+          "--wlog: not in request mode yet (give --rate or --period with --num-conns)");
+  }
+
   TEST_CASE("--print-request and --print-reply: header, body, or both without a value") {
     const Config both = config_of({"--print-request", "--print-reply"});
     CHECK(both.print_request.header);

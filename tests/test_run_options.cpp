@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -244,6 +245,56 @@ TEST_SUITE("run_options") {
     CHECK(header.out.find("RB0:") == std::string::npos);
     CHECK(header.out.find("SH0:") == std::string::npos);
     CHECK(header.out.find("SS0:") == std::string::npos);
+  }
+
+  TEST_CASE("--wlog and --wset: the URIs the server reads, in order; n ends the run at the list's end") {
+    const std::string path = "/tmp/rateperf-wlog-test-" + std::to_string(::getpid()) + ".txt";
+    {
+      std::ofstream file(path, std::ios::binary);
+      file << std::string("/a\0/b?x=1\0/c\0", 13);
+    }
+    std::vector<std::string> lines;
+    const auto request_lines = [&lines](const TestServer& server) {
+      lines.clear();
+      for (const std::string& request : server.received()) lines.push_back(request.substr(0, request.find("\r\n")));
+      return lines;
+    };
+
+    // n: three URIs, so three connections of the ten scheduled, and no error.
+    TestServer once(ServerMode::reply);
+    const ProcessResult ended = run_rateperf(once.port(), {"--num-conns", "10", "--rate", "100", "--wlog", "n," + path});
+    INFO(ended.out << ended.err);
+    CHECK(ended.exit_code == 0);
+    CHECK(request_lines(once) ==
+          std::vector<std::string>{"GET /a HTTP/1.1", "GET /b?x=1 HTTP/1.1", "GET /c HTTP/1.1"});
+    CHECK(report_figure(ended.out, "Total:", "connections") == 3);
+    CHECK(report_figure(ended.out, "Total:", "replies") == 3);
+    CHECK(report_figure(ended.out, "Errors: total", "total") == 0);
+    // y: the list again from its start.
+    TestServer wrapped(ServerMode::reply);
+    const ProcessResult again = run_rateperf(wrapped.port(), {"--num-conns", "5", "--rate", "100", "--wlog", "y," + path});
+    CHECK(again.exit_code == 0);
+    CHECK(request_lines(wrapped) ==
+          std::vector<std::string>{"GET /a HTTP/1.1", "GET /b?x=1 HTTP/1.1", "GET /c HTTP/1.1",
+                                   "GET /a HTTP/1.1", "GET /b?x=1 HTTP/1.1"});
+    std::remove(path.c_str());
+
+    // --wset 3,0.5 under --uri /w: each file twice in a row.
+    TestServer set(ServerMode::reply);
+    const ProcessResult walked = run_rateperf(set.port(), {"--num-conns", "7", "--rate", "100", "--uri", "/w", "--wset", "3,0.5"});
+    CHECK(walked.exit_code == 0);
+    CHECK(request_lines(set) ==
+          std::vector<std::string>{"GET /w/0.html HTTP/1.1", "GET /w/0.html HTTP/1.1",
+                                   "GET /w/1.html HTTP/1.1", "GET /w/1.html HTTP/1.1",
+                                   "GET /w/2.html HTTP/1.1", "GET /w/2.html HTTP/1.1",
+                                   "GET /w/0.html HTTP/1.1"});
+
+    // A file that cannot be read: status 2 and its path, before any connection.
+    TestServer none(ServerMode::reply);
+    const ProcessResult missing = run_rateperf(none.port(), {"--num-conns", "1", "--wlog", "n,/nonexistent/urls"});
+    CHECK(missing.exit_code == 2);
+    CHECK(missing.err.rfind("rateperf: --wlog: cannot read '/nonexistent/urls': No such file or directory\n", 0) == 0);
+    CHECK(none.accepted() == 0);
   }
 
   TEST_CASE("--close-with-reset: the client's close leaves no socket behind, a FIN close does") {

@@ -16,6 +16,7 @@ struct Call {
   TimePoint send_start{};      // the first byte of the request written
   TimePoint first_byte{};      // the first byte of the reply read
   std::size_t sent_bytes = 0;  // of the request, so far
+  std::size_t request_bytes = 0;  // the size of its request
   std::uint64_t number = 0;    // its number for --print-request/--print-reply (CallPrinter)
 };
 

@@ -42,6 +42,7 @@ Connection::~Connection() {
 void Connection::start(TimePoint intended, TimePoint now) {
   calls_started_ = 0;
   calls_.clear();
+  send_buffer_.clear();
   burst_ = Request{intended, now};
   burst_left_ = std::min(context_.workload.burst_length, context_.workload.calls_per_connection);
   // The first burst is queued before connecting, so that a connection that cannot even be made
@@ -59,7 +60,8 @@ void Connection::open(TimePoint now, const Request* first) {
   calls_started_ = 0;
   burst_left_ = 0;
   calls_.clear();
-  if (first != nullptr) calls_.push(first->intended, first->actual);
+  send_buffer_.clear();
+  if (first != nullptr) push_call(first->intended, first->actual);
   if (!connect(now)) return;
   if (!flush(Clock::now())) return;
   // With nothing to write, the first write edge tells that the connect is done.
@@ -95,7 +97,7 @@ bool Connection::connect(TimePoint now) {
 }
 
 bool Connection::submit(const Request& request, TimePoint now) {
-  calls_.push(request.intended, request.actual);
+  push_call(request.intended, request.actual);
   if (!flush(now)) return false;
   if (event_added_ && !write_registered_ && unsent_ < calls_.size()) register_events(true);
   return true;
@@ -148,9 +150,26 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
   loop.catch_up(now);
 }
 
+bool Connection::push_call(TimePoint intended, TimePoint actual) {
+  const workload::Workload& work = context_.workload;
+  if (!work.uris) {
+    calls_.push(intended, actual).request_bytes = work.request.size();
+    return true;
+  }
+  if (work.uris->exhausted()) return false;
+  const std::string_view uri = work.uris->next();
+  const std::size_t before = send_buffer_.size();
+  send_buffer_.append(work.request_head).append(uri).append(work.request_tail);
+  calls_.push(intended, actual).request_bytes = send_buffer_.size() - before;
+  return true;
+}
+
 void Connection::queue_burst_calls() {
   while (burst_left_ > 0 && !calls_.full()) {
-    calls_.push(burst_.intended, burst_.actual);
+    if (!push_call(burst_.intended, burst_.actual)) {
+      burst_left_ = 0;  // the URI list ended: no more calls
+      return;
+    }
     --burst_left_;
     ++calls_started_;
   }
@@ -162,15 +181,20 @@ bool Connection::start_burst_calls(TimePoint now) {
 }
 
 bool Connection::flush(TimePoint now) {
-  // The calls not yet wholly written want one contiguous run of the repeated request: the
-  // rest of the first one's bytes, then the whole request for each of the others. A pipelined
-  // burst so goes out in one write.
-  const std::size_t size = context_.workload.request.size();
-  const char* const bytes = context_.workload.requests_in_flight.data();
+  // The calls not yet wholly written want one contiguous run of their requests: the rest of
+  // the first one's bytes, then the whole request of each of the others. A pipelined burst so
+  // goes out in one write. Every call sends the same request (a run of it repeated), or, with a
+  // URI source, its own (send_buffer_ holds those of the calls not wholly written).
+  const workload::Workload& work = context_.workload;
+  const bool own_requests = work.uris != nullptr;
   while (unsent_ < calls_.size()) {
     const std::size_t first_sent = calls_.at(unsent_).sent_bytes;
-    const std::size_t length = (calls_.size() - unsent_) * size - first_sent;
-    const net::IoResult wrote = transport_.write(bytes + first_sent, length, now);
+    const char* const bytes = own_requests ? send_buffer_.data() + first_sent
+                                           : work.requests_in_flight.data() + first_sent;
+    const std::size_t length = own_requests
+                                   ? send_buffer_.size() - first_sent
+                                   : (calls_.size() - unsent_) * work.request.size() - first_sent;
+    const net::IoResult wrote = transport_.write(bytes, length, now);
     if (wrote.status == net::IoStatus::failed) {
       server_closed(net::error_from_errno(wrote.error), now);
       return false;
@@ -191,15 +215,19 @@ bool Connection::flush(TimePoint now) {
         // Request mode: how long the request waited for a connection (and for the client).
         if (context_.workload.pooled) context_.collector.request_wait(now - call.intended);
       }
+      const std::size_t size = call.request_bytes;
       const std::size_t taken = std::min(left, size - call.sent_bytes);
       call.sent_bytes += taken;
       left -= taken;
       if (call.sent_bytes < size) break;
       context_.collector.request_sent(call.sent_bytes);
+      const std::string_view request =
+          own_requests ? std::string_view(send_buffer_).substr(0, size) : work.request;
       if (context_.printer != nullptr) {
         call.number = context_.printer->next_call();
-        context_.printer->request(call.number, context_.workload.request, size);
+        context_.printer->request(call.number, request, size);
       }
+      if (own_requests) send_buffer_.erase(0, size);
       ++unsent_;
     }
   }
@@ -340,6 +368,8 @@ void Connection::on_watchdog(Timer&, TimePoint now) {
 
 std::uint64_t Connection::calls_not_started() const {
   if (context_.workload.pooled) return 0;
+  // The URI list ended (--wlog n,FILE): the calls not started will not be.
+  if (context_.workload.uris && context_.workload.uris->exhausted()) return 0;
   return context_.workload.calls_per_connection - calls_started_;
 }
 

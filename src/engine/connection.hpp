@@ -70,7 +70,10 @@ class Connection {
   void on_watchdog(Timer& timer, TimePoint now);
   // Resets the per-connection state and starts connecting; false when it ended at once.
   bool connect(TimePoint now);
-  // Queues the calls of the current burst that fit in flight.
+  // Queues a call with its request (the URI source's next URI, if any); false when the URI
+  // list has ended.
+  bool push_call(TimePoint intended, TimePoint actual);
+  // Queues the calls of the current burst that fit in flight (fewer when the URI list ends).
   void queue_burst_calls();
   // Queues them, then writes what it can; false when the connection ended.
   bool start_burst_calls(TimePoint now);
@@ -113,6 +116,7 @@ class Connection {
   std::size_t unsent_ = 0;  // index in calls_ of the first call not wholly written
   http::ResponseParser parser_;
   std::string reply_bytes_;  // --print-reply: the front call's reply as received so far
+  std::string send_buffer_;  // with a URI source: the requests of the calls not wholly written
 };
 
 // The connections of one owner, at stable addresses: a closed one is reused (through its

@@ -171,6 +171,8 @@ void Worker::issue_due(TimePoint now) {
   const std::uint64_t burst = schedule::take_due(
       *source_, now,
       [&](TimePoint intended) {
+        // The URI list ended (--wlog n,FILE): so did the schedule (stopped below).
+        if (uris_exhausted()) return;
         // The first connection of a wake-up starts at the wake-up's time; later ones read the
         // clock again, since each one's socket and connect calls take time.
         const TimePoint actual = first ? now : Clock::now();
@@ -192,6 +194,14 @@ void Worker::issue_due(TimePoint now) {
       },
       limit);
   result_.collector.burst(burst);
+  if (uris_exhausted() && !source_->done()) {
+    // No arrival can have a URI any more: the schedule ends here, and the connections open
+    // make the calls they have.
+    source_->stop();
+    loop_.cancel(arrival_timer_);
+    maybe_finish(now);
+    return;
+  }
   const auto due = source_->next_due();
   if (burst == limit && due && *due <= now) loop_.defer_to_next_turn();
   if (due) loop_.schedule(arrival_timer_, *due);

@@ -93,6 +93,15 @@ struct Config {
   std::string http_version = "1.1";      // "1.0" or "1.1"
   bool no_host_header = false;           // --no-host-hdr: send no Host header
 
+  // --wlog B,FILE: each call takes the next URI of FILE; B (y) wraps at its end, otherwise the
+  // schedule ends there. Empty: not given.
+  std::string wlog_path;
+  bool wlog_wrap = false;
+  // --wset N,X: each call takes its URI from a working set of N files under --uri, X new files
+  // per call. 0 files: not given.
+  std::uint64_t wset_files = 0;
+  double wset_rate = 0;
+
   // --close-with-reset: the client's close sends a reset (SO_LINGER with a zero timeout) instead
   // of a FIN, as httperf's option does: the connection leaves no TIME_WAIT socket behind.
   bool close_with_reset = false;

@@ -126,6 +126,13 @@ Parsed parse(int argc, const char* const* argv) {
   }
 
   check_request_mode(config, seen);
+  // Each call's URI comes from one place.
+  if (seen.count("wlog") != 0 && seen.count("wset") != 0) fail("--wset", "not with --wlog (each call takes its URI from one of them)");
+  if (config.request_mode) {
+    for (const std::string_view name : {"wlog", "wset"}) {
+      if (seen.count(name) != 0) fail("--" + std::string(name), "not in request mode yet (give --rate or --period with --num-conns)");
+    }
+  }
 
   // Without --seed, clients of one run draw different gaps while a repeated run draws the same.
   if (!config.seed_given) config.seed = 1 + std::uint64_t{config.client_id};

@@ -99,6 +99,27 @@ void apply_timing(Config& c, std::string_view v) {
   fail("--timing", "expected auto, sleep, hybrid or spin (got " + quoted(v) + ")");
 }
 
+// --wlog B,FILE.
+void apply_wlog(Config& c, std::string_view v) {
+  if (v.size() < 3 || (v[0] != 'y' && v[0] != 'n') || v[1] != ',') {
+    fail("--wlog", "expected y,FILE or n,FILE (got " + quoted(v) + ")");
+  }
+  c.wlog_wrap = v[0] == 'y';
+  c.wlog_path = std::string(v.substr(2));
+}
+
+// --wset N,X.
+void apply_wset(Config& c, std::string_view v) {
+  const std::size_t comma = v.find(',');
+  if (comma == std::string_view::npos) fail("--wset", "expected N,X (got " + quoted(v) + ")");
+  c.wset_files = parse_whole("--wset", v.substr(0, comma), 1);
+  c.wset_rate = parse_real("--wset", v.substr(comma + 1));
+  if (!(c.wset_rate > 0 && c.wset_rate <= 1)) {
+    fail("--wset", "X, the new files per call, must be above 0 and at most 1 (got " +
+                       quoted(v.substr(comma + 1)) + ")");
+  }
+}
+
 // --print-request and --print-reply: header, body, or both (given without a value).
 PrintParts print_parts(std::string_view option, std::string_view v) {
   if (v == "header") return {.header = true, .body = false};
@@ -285,6 +306,23 @@ const std::array kOptions = {
     .echo_rank = 260, .echo = [](const Config& c, std::string& l) {
       if (c.no_host_header) add(l, "--no-host-hdr"); },
     .json = [](const Config& c, json& j) { j["no_host_header"] = c.no_host_header; }},
+  OptionSpec{.name = "wlog", .group = Group::request, .kind = ValueKind::text,
+    .value_name = "B,FILE",
+    .help = "each call takes the next URI of FILE (NUL- or line-separated); B=y wraps, n ends the run there",
+    .apply = apply_wlog,
+    .echo_rank = 270, .echo = [](const Config& c, std::string& l) {
+      if (!c.wlog_path.empty()) add(l, std::string("--wlog=") + (c.wlog_wrap ? "y," : "n,") + c.wlog_path); },
+    .json = [](const Config& c, json& j) {
+      j["wlog_file"] = c.wlog_path.empty() ? json(nullptr) : json(c.wlog_path);
+      j["wlog_wrap"] = c.wlog_wrap; }},
+  OptionSpec{.name = "wset", .group = Group::request, .kind = ValueKind::text, .value_name = "N,X",
+    .help = "each call takes a URI of N files under --uri (URI/0/1/0/3.html), X new files per call",
+    .apply = apply_wset,
+    .echo_rank = 215, .echo = [](const Config& c, std::string& l) {
+      if (c.wset_files > 0) add(l, "--wset=" + std::to_string(c.wset_files) + "," + format_g(c.wset_rate)); },
+    .json = [](const Config& c, json& j) {
+      j["wset_files"] = c.wset_files > 0 ? json(c.wset_files) : json(nullptr);
+      j["wset_rate"] = c.wset_files > 0 ? json(c.wset_rate) : json(nullptr); }},
   OptionSpec{.name = "http-version", .group = Group::request, .kind = ValueKind::choice,
     .value_name = "V", .help = "1.0 or 1.1 (default 1.1)", .choices = kHttpVersions,
     .apply = [](Config& c, std::string_view v) {

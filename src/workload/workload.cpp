@@ -21,6 +21,12 @@ Workload from_config(const options::Config& config) {
   work.max_in_flight = static_cast<std::size_t>(in_flight);
   work.requests_in_flight.reserve(work.request.size() * work.max_in_flight);
   for (std::size_t i = 0; i < work.max_in_flight; ++i) work.requests_in_flight += work.request;
+  work.uris = uri_source_from_config(config);
+  if (work.uris) {
+    // The request line is METHOD SP URI SP HTTP/x.y: the URI sits right after the method.
+    work.request_head = config.method + " ";
+    work.request_tail = work.request.substr(work.request_head.size() + config.uri.size());
+  }
   return work;
 }
 

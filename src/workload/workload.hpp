@@ -1,16 +1,19 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "options/config.hpp"
+#include "workload/uri_source.hpp"
 
 namespace rateperf::workload {
 
 // What one arrival starts: a connection that makes `calls_per_connection` calls in pipelined
 // bursts of `burst_length` (httperf's workload), or, in request mode, one request on a pool
-// connection. Every call sends the same request bytes (rendered once, before the run).
-// Sessions and URI lists will be further kinds of work here.
+// connection. Every call sends the same request bytes (rendered once, before the run), or, with
+// a URI source (--wlog, --wset), the same request with the source's next URI. Sessions will be
+// a further kind of work here.
 struct Workload {
   std::string request;                // the request's bytes, sent by every call
   // The request repeated max_in_flight times: the calls in flight on a connection, one after
@@ -23,6 +26,11 @@ struct Workload {
   // Request mode: connections take requests from the worker's pool as they come (and stay
   // open between them) instead of making their own calls.
   bool pooled = false;
+  // --wlog, --wset: each call's URI from here, its request request_head + URI + request_tail;
+  // none: every call sends `request`.
+  std::shared_ptr<UriSource> uris;
+  std::string request_head;
+  std::string request_tail;
 };
 
 // The workload the options describe.

@@ -1,0 +1,71 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "options/config.hpp"
+
+namespace rateperf::workload {
+
+// Where each call's URI comes from when the calls do not all send --uri: httperf's --wlog (a
+// list of URIs read from a file, replayed in order) and --wset (a working set of N generated
+// URIs, each used 1/X times in a row). Read or built before the run; used by one worker's
+// thread at a time.
+class UriSource {
+ public:
+  virtual ~UriSource() = default;
+  // The next call's URI; only when !exhausted(). Valid until the next call.
+  virtual std::string_view next() = 0;
+  // The list has ended and does not wrap (--wlog n,FILE): no call may start any more.
+  virtual bool exhausted() const = 0;
+};
+
+// --wlog: the URIs of a file, separated by NUL bytes (httperf's format) or, in a file without
+// any NUL, by line breaks (CRLF or LF); empty entries are skipped. `wrap`: start again at the
+// end, otherwise the list ends there.
+class UriLog final : public UriSource {
+ public:
+  UriLog(std::vector<std::string> uris, bool wrap);
+  std::string_view next() override;
+  bool exhausted() const override { return !wrap_ && at_ == uris_.size(); }
+  std::size_t size() const { return uris_.size(); }
+
+ private:
+  std::vector<std::string> uris_;
+  bool wrap_;
+  std::size_t at_ = 0;
+};
+
+// Splits the text of a --wlog file into its URIs; `path` names it in messages. Throws
+// UsageError "--wlog: PATH: ..." (one line) for a URI with a space or a control character, or a
+// file without any URI.
+std::vector<std::string> parse_uri_log(std::string_view text, std::string_view path);
+
+// --wset N,X: URIs PREFIX/d/d/.../d.html for files 0 .. N-1, the file's number written with as
+// many digits as N - 1 has and a slash between each two (file 103 of 1024: 0/1/0/3); each file is
+// used until the rate X of new files per call adds up to one more (X = 0.25: four calls in a
+// row), then the next, wrapping after the last. PREFIX is --uri (without a trailing slash).
+class WorkingSet final : public UriSource {
+ public:
+  WorkingSet(std::string prefix, std::uint64_t files, double rate);
+  std::string_view next() override;
+  bool exhausted() const override { return false; }
+
+ private:
+  std::string prefix_;
+  std::uint64_t files_;
+  double rate_;
+  int digits_;
+  std::uint64_t file_ = 0;
+  double credit_ = 0;
+  std::string uri_;
+};
+
+// The URI source the options ask for (reading the --wlog file: UsageError "--wlog: cannot read
+// 'PATH': reason"), or none when every call sends --uri.
+std::unique_ptr<UriSource> uri_source_from_config(const options::Config& config);
+
+}  // namespace rateperf::workload
