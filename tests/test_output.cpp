@@ -89,6 +89,7 @@ bool has_documented_type(const nlohmann::json& value, const std::string& type) {
   if (type == "number") return value.is_number();
   if (type == "number or null") return value.is_number() || value.is_null();
   if (type == "string") return value.is_string();
+  if (type == "string or null") return value.is_string() || value.is_null();
   if (type == "boolean") return value.is_boolean();
   if (type == "object") return value.is_object();
   if (type == "array") return value.is_array();
@@ -249,6 +250,14 @@ TEST_SUITE("output") {
     INFO(json.out << json.err);
     REQUIRE(json.exit_code == 0);
     CHECK(nlohmann::json::parse(json.out).at("totals").at("replies") == 3);
+
+    // --print-reply's lines go with the report too.
+    const ProcessResult printed =
+        run_rateperf(server.port(), {"--num-conns", "2", "--json", "-", "--print-reply"});
+    INFO(printed.out << printed.err);
+    REQUIRE(printed.exit_code == 0);
+    CHECK(nlohmann::json::parse(printed.out).at("totals").at("replies") == 2);
+    CHECK(printed.err.find("RS1: header ") != std::string::npos);
   }
 
   TEST_CASE("an output path that cannot be written stops the run before any traffic") {
