@@ -69,9 +69,11 @@ TEST_SUITE("timing") {
     const double spin_cpu = spin.timing.at("cpu_percent").get<double>();
 
     const TimedRun sleep = run_timed("sleep", "100", "50");
-    // One sleep and one timer per gap (the first arrival is due at the start).
-    CHECK(count(sleep, "sleeps") >= 49);
-    CHECK(count(sleep, "timer_arms") >= 49);
+    // One sleep and one timer per gap (the first arrival is due at the start), but for the
+    // gaps a stall of this machine swallowed: a wake-up that comes 10 ms late finds the next
+    // deadline due (scripts/bench (g) measures such stalls: up to 26 ms, a few in 10,000).
+    CHECK(count(sleep, "sleeps") >= 45);
+    CHECK(count(sleep, "timer_arms") >= 45);
     CHECK(count(sleep, "timer_arms") <= 60);
     CHECK(count(sleep, "timer_wakeups") >= 45);
     const double sleep_cpu = sleep.timing.at("cpu_percent").get<double>();
@@ -93,10 +95,10 @@ TEST_SUITE("timing") {
   }
 
   TEST_CASE("auto sleeps between far deadlines and sets no timer per arrival when they are near") {
-    // 10 ms apart: every gap is slept, as in sleep mode.
+    // 10 ms apart: every gap is slept, as in sleep mode (but for a stall's, as there).
     const TimedRun slow = run_timed("auto", "100", "50");
-    CHECK(count(slow, "sleeps") >= 49);
-    CHECK(count(slow, "timer_arms") >= 49);
+    CHECK(count(slow, "sleeps") >= 45);
+    CHECK(count(slow, "timer_arms") >= 45);
     CHECK(slow.timing.at("cpu_percent").get<double>() < 30);
     // It sleeps to each deadline itself: no polling before it (when it slept to its margin
     // before the deadline and polled the rest, 32 polls for these 50 arrivals; hybrid polls
