@@ -26,10 +26,13 @@ int main(int argc, char** argv) {
     const options::Config& config = parsed.config;
     // Opened first: a path that cannot be written stops the run before anything is sent.
     report::ExportFiles exports(config);
-    const run::Outcome outcome = run::execute(config, report::live_listeners(config));
-
-    // With an export on stdout, the text report goes to stderr so the export stays parseable.
+    // With an export on stdout, the text report (and --print-request's and --print-reply's
+    // lines) go to stderr so the export stays parseable.
     std::FILE* text_out = exports.uses_stdout() ? stderr : stdout;
+    run::Listeners listeners = report::live_listeners(config);
+    listeners.call_lines = text_out;
+    const run::Outcome outcome = run::execute(config, listeners);
+
     std::fputs(report::format_text(outcome.summary).c_str(), text_out);
     std::fflush(text_out);
     report::print_notes(outcome, stderr);

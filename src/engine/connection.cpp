@@ -156,7 +156,7 @@ bool Connection::push_call(TimePoint intended, TimePoint actual) {
     calls_.push(intended, actual).request_bytes = work.request.size();
     return true;
   }
-  if (work.uris->exhausted()) return false;
+  if (work.uris_ended()) return false;
   const std::string_view uri = work.uris->next();
   const std::size_t before = send_buffer_.size();
   send_buffer_.append(work.request_head).append(uri).append(work.request_tail);
@@ -369,7 +369,7 @@ void Connection::on_watchdog(Timer&, TimePoint now) {
 std::uint64_t Connection::calls_not_started() const {
   if (context_.workload.pooled) return 0;
   // The URI list ended (--wlog n,FILE): the calls not started will not be.
-  if (context_.workload.uris && context_.workload.uris->exhausted()) return 0;
+  if (context_.workload.uris_ended()) return 0;
   return context_.workload.calls_per_connection - calls_started_;
 }
 

@@ -172,7 +172,7 @@ void Worker::issue_due(TimePoint now) {
       *source_, now,
       [&](TimePoint intended) {
         // The URI list ended (--wlog n,FILE): so did the schedule (stopped below).
-        if (uris_exhausted()) return;
+        if (context_.workload.uris_ended()) return;
         // The first connection of a wake-up starts at the wake-up's time; later ones read the
         // clock again, since each one's socket and connect calls take time.
         const TimePoint actual = first ? now : Clock::now();
@@ -194,7 +194,7 @@ void Worker::issue_due(TimePoint now) {
       },
       limit);
   result_.collector.burst(burst);
-  if (uris_exhausted() && !source_->done()) {
+  if (context_.workload.uris_ended() && !source_->done()) {
     // No arrival can have a URI any more: the schedule ends here, and the connections open
     // make the calls they have.
     source_->stop();

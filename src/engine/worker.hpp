@@ -96,8 +96,6 @@ class Worker final : private ConnectionOwner {
   void maybe_finish(TimePoint now);
   void publish(TimePoint now);
   void connection_ended(Connection& connection, TimePoint now) override;
-  // --wlog n,FILE: its last URI is taken.
-  bool uris_exhausted() const { return context_.workload.uris && context_.workload.uris->exhausted(); }
   void connection_idle(Connection& connection, TimePoint now) override;
 
   const options::Config& config_;

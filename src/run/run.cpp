@@ -117,11 +117,8 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   const auto gauge = std::make_shared<stats::OpenGauge>();
   std::unique_ptr<engine::CallPrinter> printer;
   if (config.print_request.any() || config.print_reply.any()) {
-    // With an export on stdout (--json -, --csv -), the lines go to stderr with the report, so
-    // that the export stays parseable.
-    const bool export_on_stdout = config.json_path == "-" || config.csv_path == "-";
     printer = std::make_unique<engine::CallPrinter>(config.print_request, config.print_reply,
-                                                    export_on_stdout ? stderr : stdout);
+                                                    listeners.call_lines);
   }
   std::unique_ptr<SampleBoard> board;
   if (listeners.on_sample) board = std::make_unique<SampleBoard>(kWorkers, listeners.on_sample);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 
 #include "options/config.hpp"
@@ -19,6 +20,8 @@ struct Listeners {
   std::function<void(const stats::IntervalSample&)> on_sample;
   // The run is over, before the report (to clear the progress line).
   std::function<void()> on_end;
+  // Where --print-request and --print-reply write each call's lines: with the report.
+  std::FILE* call_lines = stdout;
 };
 
 // What a run produced, for the report and the notes after it.

@@ -31,6 +31,9 @@ struct Workload {
   std::shared_ptr<UriSource> uris;
   std::string request_head;
   std::string request_tail;
+
+  // The URI list has ended (--wlog n,FILE): no call may start any more.
+  bool uris_ended() const { return uris && uris->exhausted(); }
 };
 
 // The workload the options describe.
