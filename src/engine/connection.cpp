@@ -43,6 +43,7 @@ void Connection::start(TimePoint intended, TimePoint now) {
   calls_started_ = 0;
   calls_.clear();
   send_buffer_.clear();
+  send_front_ = 0;
   burst_ = Request{intended, now};
   burst_left_ = std::min(context_.workload.burst_length, context_.workload.calls_per_connection);
   // The first burst is queued before connecting, so that a connection that cannot even be made
@@ -61,6 +62,7 @@ void Connection::open(TimePoint now, const Request* first) {
   burst_left_ = 0;
   calls_.clear();
   send_buffer_.clear();
+  send_front_ = 0;
   if (first != nullptr) push_call(first->intended, first->actual);
   if (!connect(now)) return;
   if (!flush(Clock::now())) return;
@@ -189,10 +191,10 @@ bool Connection::flush(TimePoint now) {
   const bool own_requests = work.uris != nullptr;
   while (unsent_ < calls_.size()) {
     const std::size_t first_sent = calls_.at(unsent_).sent_bytes;
-    const char* const bytes = own_requests ? send_buffer_.data() + first_sent
+    const char* const bytes = own_requests ? send_buffer_.data() + send_front_ + first_sent
                                            : work.requests_in_flight.data() + first_sent;
     const std::size_t length = own_requests
-                                   ? send_buffer_.size() - first_sent
+                                   ? send_buffer_.size() - send_front_ - first_sent
                                    : (calls_.size() - unsent_) * work.request.size() - first_sent;
     const net::IoResult wrote = transport_.write(bytes, length, now);
     if (wrote.status == net::IoStatus::failed) {
@@ -221,13 +223,22 @@ bool Connection::flush(TimePoint now) {
       left -= taken;
       if (call.sent_bytes < size) break;
       context_.collector.request_sent(call.sent_bytes);
-      const std::string_view request =
-          own_requests ? std::string_view(send_buffer_).substr(0, size) : work.request;
       if (context_.printer != nullptr) {
         call.number = context_.printer->next_call();
-        context_.printer->request(call.number, request, size);
+        context_.printer->request(
+            call.number,
+            own_requests ? std::string_view(send_buffer_).substr(send_front_, size) : work.request,
+            size);
       }
-      if (own_requests) send_buffer_.erase(0, size);
+      if (own_requests) {
+        // Written: the front moves past it, and a buffer wholly written is emptied (not each
+        // call's bytes erased from the front, which would move the rest every time).
+        send_front_ += size;
+        if (send_front_ == send_buffer_.size()) {
+          send_buffer_.clear();
+          send_front_ = 0;
+        }
+      }
       ++unsent_;
     }
   }

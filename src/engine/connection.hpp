@@ -116,7 +116,10 @@ class Connection {
   std::size_t unsent_ = 0;  // index in calls_ of the first call not wholly written
   http::ResponseParser parser_;
   std::string reply_bytes_;  // --print-reply: the front call's reply as received so far
-  std::string send_buffer_;  // with a URI source: the requests of the calls not wholly written
+  // With a URI source: the requests of the calls queued, from send_front_ on those not wholly
+  // written (the bytes before it are written; emptied once all are).
+  std::string send_buffer_;
+  std::size_t send_front_ = 0;
 };
 
 // The connections of one owner, at stable addresses: a closed one is reused (through its
