@@ -92,6 +92,19 @@ Summary export_summary() {
   s.client_limited = true;
   s.lag_limit_ms = 10;
   s.samples = {{0, 5, 1490, 298, 1}, {5, 5, 1510, 302, 0}, {10, 2.5, 700, 280, 3}};
+  s.sessions_run = true;
+  s.sessions.completed = 9;
+  s.sessions.failed = 1;
+  s.sessions.total = 10;
+  s.sessions.rate_min = 0.8;
+  s.sessions.rate_avg = 1.25;
+  s.sessions.rate_max = 1.6;
+  s.sessions.rate_stddev = 0.4;
+  s.sessions.rate_samples = 3;
+  s.sessions.connections_per_session = 2.5;
+  s.sessions.lifetime_avg_s = 3.25;
+  s.sessions.failtime_avg_s = 1.5;
+  s.sessions.length_histogram = {0, 1, 0, 9};
   return s;
 }
 
@@ -161,6 +174,14 @@ const std::vector<JsonField>& documented_fields() {
       {"/config/wlog_wrap", JsonType::boolean},
       {"/config/wset_files", JsonType::number_or_null},
       {"/config/wset_rate", JsonType::number_or_null},
+      {"/config/sessions", JsonType::integer},
+      {"/config/session_think_s", JsonType::number_or_null},
+      {"/config/wsess_calls", JsonType::number_or_null},
+      {"/config/wsesslog_file", JsonType::string_or_null},
+      {"/config/max_connections", JsonType::integer},
+      {"/config/failure_status", JsonType::number_or_null},
+      {"/config/retry_on_failure", JsonType::boolean},
+      {"/config/session_cookies", JsonType::boolean},
       {"/config/close_with_reset", JsonType::boolean},
       {"/config/print_request", JsonType::string},
       {"/config/print_reply", JsonType::string},
@@ -275,6 +296,21 @@ const std::vector<JsonField>& documented_fields() {
       {"/connect_time/p99_ms", JsonType::number},
       {"/connect_time/p99_9_ms", JsonType::number},
       {"/connect_time/max_ms", JsonType::number},
+      {"/sessions", JsonType::object},
+      {"/sessions/total", JsonType::integer},
+      {"/sessions/completed", JsonType::integer},
+      {"/sessions/failed", JsonType::integer},
+      {"/sessions/rate", JsonType::object},
+      {"/sessions/rate/min_per_s", JsonType::number},
+      {"/sessions/rate/avg_per_s", JsonType::number},
+      {"/sessions/rate/max_per_s", JsonType::number},
+      {"/sessions/rate/stddev_per_s", JsonType::number},
+      {"/sessions/rate/samples", JsonType::integer},
+      {"/sessions/connections_per_session", JsonType::number},
+      {"/sessions/lifetime_avg_s", JsonType::number},
+      {"/sessions/failtime_avg_s", JsonType::number},
+      {"/sessions/length_histogram", JsonType::array},
+      {"/sessions/length_histogram[]", JsonType::integer},
       {"/request_wait", JsonType::object},
       {"/request_wait/count", JsonType::integer},
       {"/request_wait/p50_ms", JsonType::number},

@@ -62,19 +62,7 @@ usage_error '--requests|--duration' --request-rate 10
 usage_error '--connections' --request-rate 10 --requests 5 --connections 0
 
 # (2) nginx: installed as root when missing, else the test is skipped.
-if ! command -v nginx >/dev/null; then
-  if [[ $(id -u) -ne 0 ]]; then
-    echo "SKIP: nginx is not installed and this is not root (apt-get install -y nginx)"
-    exit $((fail ? 1 : 77))
-  fi
-  # shellcheck disable=SC2016  # expanded by the bash that timeout starts
-  if ! timeout -k 5 100 bash -c '. scripts/lib/packages.sh && pkg_install "$1" nginx' _ \
-       "$work/apt.log" || ! command -v nginx >/dev/null; then
-    echo "SKIP: apt-get could not install nginx:"
-    tail -n 5 "$work/apt.log"
-    exit $((fail ? 1 : 77))
-  fi
-fi
+nginx_ensure "$work/apt.log" || exit $((fail ? 1 : 77))
 
 # One process, no daemon, everything under $work/nginx. keepalive_requests is far above any run's
 # calls on one connection, so that a close by nginx never cuts a run short.

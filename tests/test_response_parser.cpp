@@ -144,6 +144,32 @@ void replay_fuzz_input(const std::string& name, const std::string& bytes) {
   }
 }
 
+using Cookies = std::vector<std::string>;
+
+Cookies cookies_of(const ResponseParser& parser) {
+  const auto cookies = parser.set_cookies();
+  return {cookies.begin(), cookies.end()};
+}
+
+// The cookies must not depend on how the bytes arrive, and capturing them must not change how
+// the reply is framed.
+void check_cookies_every_split(std::string_view bytes, const Cookies& want) {
+  std::vector<std::vector<std::size_t>> cut_sets{{}};
+  for (std::size_t split = 0; split <= bytes.size(); ++split) cut_sets.push_back({split});
+  std::vector<std::size_t> every;
+  for (std::size_t i = 1; i < bytes.size(); ++i) every.push_back(i);
+  cut_sets.push_back(every);
+  for (const auto& cuts : cut_sets) {
+    INFO("cut in ", cuts.size() + 1, " at ", cuts.empty() ? 0 : cuts.front());
+    ResponseParser parser;
+    parser.capture_cookies(true);
+    const Outcome captured = drive(parser, bytes, cuts, /*finish=*/true);
+    REQUIRE(captured.status == FeedStatus::complete);
+    CHECK(cookies_of(parser) == want);
+    check_same(captured, drive_fresh(bytes, cuts, /*head=*/false, /*finish=*/true));
+  }
+}
+
 }  // namespace
 
 TEST_SUITE("response_parser") {
@@ -384,6 +410,80 @@ TEST_SUITE("response_parser") {
     // Three digits still frame, after a 1xx too.
     const std::string ok = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200" + body;
     check_every_split(ok, complete_reply(200, true, ok.size(), 0, 0, ok.size()));
+  }
+
+  TEST_CASE("cookies are not captured unless asked for") {
+    const std::string reply = "HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nContent-Length: 0\r\n\r\n";
+    ResponseParser parser;
+    std::size_t used = 0;
+    REQUIRE(parser.feed(reply.data(), reply.size(), used) == FeedStatus::complete);
+    CHECK(parser.set_cookies().empty());
+  }
+
+  TEST_CASE("each Set-Cookie header yields its name=value pair, in order") {
+    const std::string reply =
+        "HTTP/1.1 200 OK\r\nSet-Cookie: a=1; Path=/\r\nContent-Length: 2\r\n"
+        "set-cookie: sid=xyz\r\n\r\nok";
+    check_cookies_every_split(reply, {"a=1", "sid=xyz"});
+    // Blanks around the pair go; other fields that merely look alike, and trailers, do not count.
+    const std::string others =
+        "HTTP/1.1 200 OK\r\nX-Set-Cookie: x=1\r\nSet-Cookie2: y=2\r\nSET-COOKIE:\t t = 2 \t;x\r\n"
+        "Set-Cookie: e=\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "1\r\nz\r\n0\r\nSet-Cookie: trailer=1\r\n\r\n";
+    check_cookies_every_split(others, {"t = 2", "e="});
+  }
+
+  TEST_CASE("a Set-Cookie header fed byte by byte is captured whole") {
+    const std::string reply =
+        "HTTP/1.1 200 OK\r\nSet-Cookie: session=abc123; HttpOnly\r\nContent-Length: 0\r\n\r\n";
+    std::vector<std::size_t> every;
+    for (std::size_t i = 1; i < reply.size(); ++i) every.push_back(i);
+    ResponseParser parser;
+    parser.capture_cookies(true);
+    REQUIRE(drive(parser, reply, every, /*finish=*/false).status == FeedStatus::complete);
+    CHECK(cookies_of(parser) == Cookies{"session=abc123"});
+  }
+
+  TEST_CASE("cookies set by a 1xx interim reply do not count") {
+    const std::string reply =
+        "HTTP/1.1 100 Continue\r\nSet-Cookie: early=1\r\n\r\n"
+        "HTTP/1.1 200 OK\r\nSet-Cookie: late=2\r\nContent-Length: 0\r\n\r\n";
+    check_cookies_every_split(reply, {"late=2"});
+    const std::string none =
+        "HTTP/1.1 103 Early Hints\r\nSet-Cookie: early=1\r\n\r\n"
+        "HTTP/1.1 204 No Content\r\n\r\n";
+    check_cookies_every_split(none, {});
+  }
+
+  TEST_CASE("reset() clears the cookies and keeps the capture on") {
+    const std::string first =
+        "HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 0\r\n\r\n";
+    const std::string second = "HTTP/1.1 200 OK\r\nSet-Cookie: c=3\r\nContent-Length: 0\r\n\r\n";
+    const std::string third = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+    ResponseParser parser;
+    parser.capture_cookies(true);
+    std::size_t used = 0;
+    REQUIRE(parser.feed(first.data(), first.size(), used) == FeedStatus::complete);
+    CHECK(cookies_of(parser) == Cookies{"a=1", "b=2"});
+    parser.reset();
+    CHECK(parser.set_cookies().empty());
+    REQUIRE(parser.feed(second.data(), second.size(), used) == FeedStatus::complete);
+    CHECK(cookies_of(parser) == Cookies{"c=3"});
+    parser.reset();
+    REQUIRE(parser.feed(third.data(), third.size(), used) == FeedStatus::complete);
+    CHECK(parser.set_cookies().empty());
+    // Turned off, it captures nothing any more.
+    parser.capture_cookies(false);
+    parser.reset();
+    REQUIRE(parser.feed(second.data(), second.size(), used) == FeedStatus::complete);
+    CHECK(parser.set_cookies().empty());
+  }
+
+  TEST_CASE("a pair without '=' or without a name is ignored") {
+    const std::string reply =
+        "HTTP/1.1 200 OK\r\nSet-Cookie: noequals\r\nSet-Cookie: =v\r\nSet-Cookie: \r\n"
+        "Set-Cookie: ; a=b\r\nSet-Cookie: ok=1\r\nContent-Length: 0\r\n\r\n";
+    check_cookies_every_split(reply, {"ok=1"});
   }
 
   TEST_CASE("every fuzz seed and past fuzz crash replays with the parser's promises kept") {

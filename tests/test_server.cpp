@@ -40,8 +40,12 @@ struct Client {
 }  // namespace
 
 TestServer::TestServer(ServerMode mode, std::vector<int> statuses, std::string body,
-                       int delay_ms, Family family)
-    : mode_(mode), statuses_(std::move(statuses)), body_(std::move(body)), delay_ms_(delay_ms) {
+                       int delay_ms, Family family, std::string extra_headers)
+    : mode_(mode),
+      statuses_(std::move(statuses)),
+      body_(std::move(body)),
+      delay_ms_(delay_ms),
+      extra_headers_(std::move(extra_headers)) {
   // Non-blocking, so that every connection waiting is accepted (and timed) at each wake-up.
   listen_fd_ = listen_on_loopback(port_, 1024, true, family == Family::ipv6);
   if (::pipe2(stop_pipe_, O_CLOEXEC) != 0) throw std::runtime_error("test server: pipe failed");
@@ -134,7 +138,8 @@ void TestServer::serve() {
         const bool head = client.received.rfind("HEAD ", 0) == 0;
         const std::string reply = "HTTP/1.1 " + std::to_string(client.status) + " " +
                                   reason(client.status) + "\r\nContent-Length: " +
-                                  std::to_string(body_.size()) + "\r\n\r\n" +
+                                  std::to_string(body_.size()) + "\r\n" + extra_headers_ +
+                                  "\r\n" +
                                   (head ? std::string() : body_);
         [[maybe_unused]] const ssize_t n = ::write(client.fd, reply.data(), reply.size());
         drop = true;

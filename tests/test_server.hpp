@@ -26,13 +26,13 @@ inline constexpr int kResetStatus = 0;
 // A small HTTP server on 127.0.0.1 or ::1 (port 0, so tests never collide), run on its own
 // thread with poll(). Replies cycle through `statuses`, one per connection, after `delay_ms`
 // (kResetStatus: a reset instead of a reply). A HEAD request gets the headers alone, as HTTP
-// says. It keeps what the tests check: every request it read, and when it accepted each
+// says; `extra_headers` (lines ending in CRLF) go into every reply. It keeps what the tests check: every request it read, and when it accepted each
 // connection.
 class TestServer {
  public:
   explicit TestServer(ServerMode mode, std::vector<int> statuses = {200},
                       std::string body = "hello\n", int delay_ms = 0,
-                      Family family = Family::ipv4);
+                      Family family = Family::ipv4, std::string extra_headers = {});
   ~TestServer();
   TestServer(const TestServer&) = delete;
   TestServer& operator=(const TestServer&) = delete;
@@ -52,6 +52,7 @@ class TestServer {
   std::vector<int> statuses_;
   std::string body_;
   int delay_ms_;
+  std::string extra_headers_;  // header lines, each ending in CRLF, added to every reply
   int listen_fd_ = -1;
   int stop_pipe_[2] = {-1, -1};
   std::uint16_t port_ = 0;

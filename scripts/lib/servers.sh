@@ -53,6 +53,23 @@ sys.exit(1)
 EOF
 }
 
+# nginx_ensure LOG: true when Debian's nginx is here, installing it (apt-get's output in LOG)
+# as root when it is missing; otherwise prints "SKIP: " and why, and is false. Needs packages.sh.
+nginx_ensure() {
+  command -v nginx >/dev/null && return 0
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "SKIP: nginx is not installed and this is not root (apt-get install -y nginx)"
+    return 1
+  fi
+  # shellcheck disable=SC2016  # expanded by the bash that timeout starts
+  if ! timeout -k 5 100 bash -c '. scripts/lib/packages.sh && pkg_install "$1" nginx' _ "$1" ||
+     ! command -v nginx >/dev/null; then
+    echo "SKIP: apt-get could not install nginx:"
+    tail -n 5 "$1"
+    return 1
+  fi
+}
+
 # nginx_temp_paths DIR: the lines of an nginx http block that put its temporary files in DIR, so
 # that our nginx needs nothing writable in /var/lib/nginx.
 nginx_temp_paths() {

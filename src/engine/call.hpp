@@ -18,6 +18,8 @@ struct Call {
   std::size_t sent_bytes = 0;  // of the request, so far
   std::size_t request_bytes = 0;  // the size of its request
   std::uint64_t number = 0;    // its number for --print-request/--print-reply (CallPrinter)
+  bool no_body = false;        // its reply has no body (HEAD)
+  Duration timeout{};          // its own watchdog (a session file's timeout=); zero: the run's
 };
 
 // The calls of a connection in flight, oldest first: a request being written or written, its
@@ -37,6 +39,7 @@ class CallQueue {
   std::size_t size() const { return size_; }
   std::size_t capacity() const { return capacity_; }
   Call& front() { return ring_[head_]; }
+  const Call& front_const() const { return ring_[head_]; }
   Call& at(std::size_t i) { return ring_[(head_ + i) % capacity_]; }
 
   // Queues a call intended at `intended` and taken up at `actual`.

@@ -33,6 +33,7 @@ ErrorKind parse_error_kind(http::ParseError error) {
 Connection::Connection(ConnectionContext& context)
     : context_(context), tcp_(context.socket_options), calls_(context.workload.max_in_flight) {
   watchdog_.bind<&Connection::on_watchdog>(*this);
+  parser_.capture_cookies(context.workload.sessions && context.workload.sessions->cookies);
 }
 
 Connection::~Connection() {
@@ -63,7 +64,7 @@ void Connection::open(TimePoint now, const Request* first) {
   calls_.clear();
   send_buffer_.clear();
   send_front_ = 0;
-  if (first != nullptr) push_call(first->intended, first->actual);
+  if (first != nullptr) push_call(*first);
   if (!connect(now)) return;
   if (!flush(Clock::now())) return;
   // With nothing to write, the first write edge tells that the connect is done.
@@ -74,7 +75,9 @@ bool Connection::connect(TimePoint now) {
   connect_start_ = now;
   replies_ = 0;
   unsent_ = 0;
-  parser_.reset(context_.workload.replies_have_no_body);
+  returned_calls_ = 0;
+  failed_ = false;
+  parser_.reset(calls_.empty() ? context_.workload.replies_have_no_body : calls_.front().no_body);
   reply_bytes_.clear();
 
   const net::IoResult opened = transport_.connect(context_.endpoint);
@@ -85,8 +88,8 @@ bool Connection::connect(TimePoint now) {
   }
   if (transport_.options_refused()) ++context_.buffer_refusals;
   context_.collector.connecting();
-  if (context_.timeout > Duration::zero() && !calls_.empty())
-    context_.loop.schedule(watchdog_, now + context_.timeout);
+  if (!calls_.empty() && watchdog_timeout() > Duration::zero())
+    context_.loop.schedule(watchdog_, now + watchdog_timeout());
   if (opened.status == net::IoStatus::failed) {
     fail(net::error_from_errno(opened.error), now);
     return false;
@@ -99,7 +102,7 @@ bool Connection::connect(TimePoint now) {
 }
 
 bool Connection::submit(const Request& request, TimePoint now) {
-  push_call(request.intended, request.actual);
+  push_call(request);
   if (!flush(now)) return false;
   if (event_added_ && !write_registered_ && unsent_ < calls_.size()) register_events(true);
   return true;
@@ -152,23 +155,56 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
   loop.catch_up(now);
 }
 
-bool Connection::push_call(TimePoint intended, TimePoint actual) {
+bool Connection::push_call(const Request& request) {
   const workload::Workload& work = context_.workload;
-  if (!work.uris) {
-    calls_.push(intended, actual).request_bytes = work.request.size();
+  const bool was_empty = calls_.empty();
+  const workload::PlannedRequest* planned = request.planned;
+  if (!work.own_requests) {
+    Call& call = calls_.push(request.intended, request.actual);
+    call.request_bytes = work.request.size();
+    call.no_body = work.replies_have_no_body;
     return true;
   }
-  if (work.uris_ended()) return false;
-  const std::string_view uri = work.uris->next();
   const std::size_t before = send_buffer_.size();
-  send_buffer_.append(work.request_head).append(uri).append(work.request_tail);
-  calls_.push(intended, actual).request_bytes = send_buffer_.size() - before;
+  if (planned != nullptr && !planned->bytes.empty()) {
+    // A session file's request, with the session's cookies among its headers.
+    const std::string_view bytes = planned->bytes;
+    send_buffer_.append(bytes.substr(0, planned->header_end))
+        .append(request.cookie)
+        .append(bytes.substr(planned->header_end));
+  } else if (work.uris) {
+    if (work.uris_ended()) return false;
+    const std::string_view uri = work.uris->next();
+    send_buffer_.append(work.request_head).append(uri).append(work.request_tail);
+  } else {
+    // --wsess: the run's request, with the session's cookies.
+    const std::string_view bytes = work.request;
+    send_buffer_.append(bytes.substr(0, bytes.size() - 2)).append(request.cookie).append("\r\n");
+  }
+  Call& call = calls_.push(request.intended, request.actual);
+  call.request_bytes = send_buffer_.size() - before;
+  if (planned != nullptr) {
+    call.no_body = planned->no_body;
+    call.timeout = planned->timeout;
+  } else {
+    call.no_body = work.replies_have_no_body;
+  }
+  // The parser frames the front call's reply: a call that becomes the front sets how.
+  if (was_empty && !parser_.started()) parser_.reset(call.no_body);
   return true;
+}
+
+Duration Connection::watchdog_timeout() const {
+  if (!calls_.empty()) {
+    const Duration own = calls_.front_const().timeout;
+    if (own > Duration::zero()) return own;
+  }
+  return context_.timeout;
 }
 
 void Connection::queue_burst_calls() {
   while (burst_left_ > 0 && !calls_.full()) {
-    if (!push_call(burst_.intended, burst_.actual)) {
+    if (!push_call(burst_)) {
       burst_left_ = 0;  // the URI list ended: no more calls
       return;
     }
@@ -188,7 +224,7 @@ bool Connection::flush(TimePoint now) {
   // goes out in one write. Every call sends the same request (a run of it repeated), or, with a
   // URI source, its own (send_buffer_ holds those of the calls not wholly written).
   const workload::Workload& work = context_.workload;
-  const bool own_requests = work.uris != nullptr;
+  const bool own_requests = work.own_requests;
   while (unsent_ < calls_.size()) {
     const std::size_t first_sent = calls_.at(unsent_).sent_bytes;
     const char* const bytes = own_requests ? send_buffer_.data() + send_front_ + first_sent
@@ -215,7 +251,9 @@ bool Connection::flush(TimePoint now) {
       if (call.sent_bytes == 0) {
         call.send_start = now;
         // Request mode: how long the request waited for a connection (and for the client).
-        if (context_.workload.pooled) context_.collector.request_wait(now - call.intended);
+        if (context_.workload.pooled && !context_.workload.sessions) {
+          context_.collector.request_wait(now - call.intended);
+        }
       }
       const std::size_t size = call.request_bytes;
       const std::size_t taken = std::min(left, size - call.sent_bytes);
@@ -331,10 +369,11 @@ bool Connection::reply_done(TimePoint now) {
                             record.footer_bytes);
     reply_bytes_.clear();
   }
+  if (session != nullptr) context_.owner.reply_received(*this, parser_, now);
   const bool keep_alive = parser_.keep_alive();
   calls_.pop();
   --unsent_;
-  parser_.reset(context_.workload.replies_have_no_body);
+  parser_.reset(calls_.empty() ? context_.workload.replies_have_no_body : calls_.front().no_body);
   if (!keep_alive) {
     // "Connection: close", or HTTP/1.0 without keep-alive: the calls after this one go
     // unanswered.
@@ -359,7 +398,7 @@ bool Connection::reply_done(TimePoint now) {
 }
 
 void Connection::touch(TimePoint now) {
-  const Duration timeout = context_.timeout;
+  const Duration timeout = watchdog_timeout();
   if (timeout <= Duration::zero()) return;
   // A pooled connection with nothing in flight waits for requests, not for the server.
   if (calls_.empty()) {
@@ -396,6 +435,7 @@ void Connection::server_closed(ErrorKind kind, TimePoint now) {
 }
 
 void Connection::fail(ErrorKind kind, TimePoint now) {
+  failed_ = true;
   std::uint64_t lost = calls_.size() + calls_not_started();
   if (lost > 0) {
     context_.collector.error(kind);
@@ -407,7 +447,12 @@ void Connection::fail(ErrorKind kind, TimePoint now) {
 
 void Connection::end_unanswered(TimePoint now) {
   const std::uint64_t lost = calls_.size() + calls_not_started();
-  if (lost > 0) context_.collector.error(ErrorKind::unanswered, lost);
+  if (session != nullptr) {
+    // The session sends them again on another connection: not errors (yet).
+    returned_calls_ = calls_.size();
+  } else if (lost > 0) {
+    context_.collector.error(ErrorKind::unanswered, lost);
+  }
   close_and_release(now);
 }
 

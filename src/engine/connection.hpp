@@ -3,25 +3,32 @@
 #include <event2/event_struct.h>
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 
 #include "core/errors.hpp"
 #include "engine/call.hpp"
 #include "engine/context.hpp"
+#include "engine/store.hpp"
 #include "engine/timer.hpp"
+#include "workload/session_plan.hpp"
 #include "http/response_parser.hpp"
 #include "net/tcp_transport.hpp"
 #include "net/transport.hpp"
 
 namespace rateperf::engine {
 
-// A request of the schedule, with its intended time and the time the client took it up.
+// A request of the schedule, with its intended time and the time the client took it up; a
+// session's request also says what it sends.
 struct Request {
   TimePoint intended{};
   TimePoint actual{};
+  // A session's call: its request; none (or one with no bytes): the workload's.
+  const workload::PlannedRequest* planned = nullptr;
+  std::string_view cookie;  // a "Cookie: ...\r\n" line to add to its headers, or nothing
 };
+
+class Session;
 
 // One client connection: a transport (socket, connect, read, write) and the FIFO of its calls.
 // It measures each call's timestamps, frames the replies (the bytes after one reply start the
@@ -64,15 +71,24 @@ class Connection {
 
   Connection* next_free = nullptr;  // the ConnectionStore's list of closed connections
   bool pool_queued = false;         // the owner's list of connections with room holds it
+  Session* session = nullptr;       // the session whose connection this is, if any
+  // Sessions: the calls a server's close of this persistent connection left unanswered, handed
+  // back to the session to send again instead of being counted as errors (httperf re-sends
+  // them on a new connection); set when the connection ends.
+  std::size_t returned_calls() const { return returned_calls_; }
+  // Ended with a counted error (not a clean close, nor the server's close after a reply).
+  bool failed() const { return failed_; }
 
  private:
   static void on_event(evutil_socket_t fd, short what, void* self);
   void on_watchdog(Timer& timer, TimePoint now);
   // Resets the per-connection state and starts connecting; false when it ended at once.
   bool connect(TimePoint now);
-  // Queues a call with its request (the URI source's next URI, if any); false when the URI
-  // list has ended.
-  bool push_call(TimePoint intended, TimePoint actual);
+  // Queues a call with its request (a session's, or the URI source's next URI, if any); false
+  // when the URI list has ended.
+  bool push_call(const Request& request);
+  // The watchdog's wait for the front call: its own timeout, else the run's; zero: none.
+  Duration watchdog_timeout() const;
   // Queues the calls of the current burst that fit in flight (fewer when the URI list ends).
   void queue_burst_calls();
   // Queues them, then writes what it can; false when the connection ended.
@@ -120,39 +136,11 @@ class Connection {
   // written (the bytes before it are written; emptied once all are).
   std::string send_buffer_;
   std::size_t send_front_ = 0;
+  std::size_t returned_calls_ = 0;
+  bool failed_ = false;
 };
 
-// The connections of one owner, at stable addresses: a closed one is reused (through its
-// next_free) before a new one is made, so that none is allocated once the peak of connections
-// open at once is reached.
-class ConnectionStore {
- public:
-  explicit ConnectionStore(ConnectionContext& context) : context_(context) {}
-
-  // A closed connection, or a new one.
-  Connection& acquire() {
-    if (free_ == nullptr) return all_.emplace_back(context_);
-    Connection& connection = *free_;
-    free_ = connection.next_free;
-    return connection;
-  }
-  // `connection` closed: a later acquire() may return it.
-  void release(Connection& connection) {
-    connection.next_free = free_;
-    free_ = &connection;
-  }
-  std::deque<Connection>& all() { return all_; }
-  const std::deque<Connection>& all() const { return all_; }
-  // Destroys them all (they hold events of the loop, which must outlive them).
-  void clear() {
-    free_ = nullptr;
-    all_.clear();
-  }
-
- private:
-  ConnectionContext& context_;
-  std::deque<Connection> all_;
-  Connection* free_ = nullptr;
-};
+// The connections of one owner (a worker, a request pool), reused.
+using ConnectionStore = Store<Connection, ConnectionContext>;
 
 }  // namespace rateperf::engine

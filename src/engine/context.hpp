@@ -4,6 +4,7 @@
 #include <span>
 
 #include "core/clock.hpp"
+#include "http/response_parser.hpp"
 #include "net/endpoint.hpp"
 #include "net/socket_options.hpp"
 #include "stats/collector.hpp"
@@ -24,6 +25,9 @@ class ConnectionOwner {
   // A pooled connection (request mode) has room for another call: the owner may submit() to it
   // from inside this call.
   virtual void connection_idle(Connection& connection, TimePoint now) = 0;
+  // A session's connection framed a whole reply (its front call's), before the next one.
+  virtual void reply_received(Connection& connection, const http::ResponseParser& reply,
+                              TimePoint now) = 0;
 
  protected:
   ~ConnectionOwner() = default;

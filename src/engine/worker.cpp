@@ -58,10 +58,15 @@ Worker::Worker(const WorkerSetup& setup)
     requests_ = std::make_unique<RequestPool>(context_, static_cast<std::size_t>(size),
                                               [this](TimePoint now) { maybe_finish(now); });
   }
+  if (setup.workload.sessions) {
+    sessions_ = std::make_unique<SessionStore>(context_, connections_,
+                                               static_cast<SessionOwner&>(*this));
+  }
 }
 
 Worker::~Worker() {
-  // Connections hold events of the loop: free them first.
+  // Connections hold events of the loop: free them first; sessions, timers of it.
+  sessions_.reset();
   requests_.reset();
   connections_.clear();
   stop_event_.reset();
@@ -189,6 +194,15 @@ void Worker::issue_due(TimePoint now) {
           requests_->arrive(Request{intended, actual}, actual);
           return;
         }
+        if (sessions_) {
+          // Session k of the run (this worker's shares interleave with the others') takes
+          // template k, round robin.
+          const auto& templates = context_.workload.sessions->templates;
+          const std::uint64_t k = share_ + shares_ * sessions_started_++;
+          ++active_sessions_;
+          sessions_->acquire().start(templates[k % templates.size()], intended, actual);
+          return;
+        }
 
         connections_.acquire().start(intended, actual);
       },
@@ -221,6 +235,11 @@ void Worker::stop_schedule(TimePoint now) {
 
 void Worker::end_all(ErrorKind kind, TimePoint now) {
   if (requests_) requests_->abort_all(kind, now);
+  if (sessions_) {
+    for (Session& session : sessions_->all()) {
+      if (session.active()) session.abort(kind, now);
+    }
+  }
   for (Connection& connection : connections_.all()) {
     if (connection.open()) connection.abort(kind, now);
   }
@@ -236,7 +255,7 @@ void Worker::maybe_finish(TimePoint now) {
     requests_->close_idle(now);
     closing_idle_ = false;
   }
-  if (result_.collector.open_connections() > 0) return;
+  if (result_.collector.open_connections() > 0 || active_sessions_ > 0) return;
   finished_ = true;
   if (result_.end < now && result_.collector.connections() == 0) result_.end = now;
   loop_.cancel(sample_timer_);
@@ -247,13 +266,36 @@ void Worker::maybe_finish(TimePoint now) {
 }
 
 void Worker::connection_idle(Connection& connection, TimePoint now) {
+  if (connection.session != nullptr) {
+    connection.session->idle(connection, now);
+    return;
+  }
   requests_->idle(connection, now);
   // The schedule's last reply may have come.
   if (source_->done()) maybe_finish(now);
 }
 
+void Worker::reply_received(Connection& connection, const http::ResponseParser& reply,
+                            TimePoint now) {
+  connection.session->reply_received(connection, reply, now);
+}
+
+void Worker::session_ended(Session& session, TimePoint now) {
+  result_.end = std::max(result_.end, now);
+  --active_sessions_;
+  sessions_->release(session);
+  maybe_finish(now);
+}
+
 void Worker::connection_ended(Connection& connection, TimePoint now) {
   result_.end = std::max(result_.end, now);
+  if (Session* session = connection.session) {
+    connection.session = nullptr;
+    connections_.release(connection);
+    session->ended(connection, now);
+    maybe_finish(now);
+    return;
+  }
   if (requests_) {
     requests_->ended(connection, now);
     maybe_finish(now);

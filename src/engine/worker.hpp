@@ -11,6 +11,7 @@
 #include "engine/event.hpp"
 #include "engine/loop.hpp"
 #include "engine/request_pool.hpp"
+#include "engine/session.hpp"
 #include "engine/timer.hpp"
 #include "net/endpoint.hpp"
 #include "options/config.hpp"
@@ -68,7 +69,7 @@ struct WorkerResult {
 // Owns its loop, connection pool and collector, and no process-wide state: it handles no
 // signal. Everything runs on the thread that calls run(); request_stop() and progress() may
 // be called from any thread.
-class Worker final : private ConnectionOwner {
+class Worker final : private ConnectionOwner, private SessionOwner {
  public:
   explicit Worker(const WorkerSetup& setup);
   Worker(const Worker&) = delete;
@@ -97,6 +98,9 @@ class Worker final : private ConnectionOwner {
   void publish(TimePoint now);
   void connection_ended(Connection& connection, TimePoint now) override;
   void connection_idle(Connection& connection, TimePoint now) override;
+  void reply_received(Connection& connection, const http::ResponseParser& reply,
+                      TimePoint now) override;
+  void session_ended(Session& session, TimePoint now) override;
 
   const options::Config& config_;
   std::size_t share_;
@@ -122,6 +126,9 @@ class Worker final : private ConnectionOwner {
   ConnectionStore connections_;  // grows to the peak number of connections open at once
   std::unique_ptr<RequestPool> requests_;  // request mode: the persistent connections
   bool closing_idle_ = false;              // request mode: the run's end closes the pool
+  std::unique_ptr<SessionStore> sessions_;  // sessions (--wsess, --wsesslog): theirs
+  std::uint64_t active_sessions_ = 0;
+  std::uint64_t sessions_started_ = 0;      // by this worker
   int stops_ = 0;
   bool finished_ = false;
 

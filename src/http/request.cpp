@@ -38,10 +38,15 @@ void append_headers(std::string& out, std::string_view value) {
 }  // namespace
 
 std::string render_request(const options::Config& config) {
-  std::string out;
-  out.reserve(128 + config.uri.size() + config.server.size() + config.server_name.size());
+  return render_request(config, RequestParts{.method = config.method, .uri = config.uri});
+}
 
-  out.append(config.method).append(" ").append(config.uri);
+std::string render_request(const options::Config& config, const RequestParts& parts) {
+  std::string out;
+  out.reserve(128 + parts.uri.size() + config.server.size() + config.server_name.size() +
+              parts.body.size());
+
+  out.append(parts.method).append(" ").append(parts.uri);
   out.append(" HTTP/").append(config.http_version).append("\r\n");
   out.append("User-Agent: rateperf/").append(kVersion).append("\r\n");
 
@@ -62,7 +67,10 @@ std::string render_request(const options::Config& config) {
   }
 
   for (const std::string& header : config.add_headers) append_headers(out, header);
+  for (const std::string& header : parts.headers) append_header_line(out, header);
+  if (parts.has_body) out.append("Content-Length: ").append(std::to_string(parts.body.size())).append("\r\n");
   out.append("\r\n");
+  out.append(parts.body);
   return out;
 }
 

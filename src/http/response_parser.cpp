@@ -1,10 +1,19 @@
 #include "http/response_parser.hpp"
 
+#include <string_view>
+
 namespace rateperf::http {
 
 namespace {
 
 ResponseParser* self(http_parser* parser) { return static_cast<ResponseParser*>(parser->data); }
+
+// Field names are case-insensitive (RFC 9110 section 5.1).
+constexpr std::string_view kSetCookie = "set-cookie";
+// cookie_field_ once the field name is known to be another one.
+constexpr std::uint8_t kOtherField = kSetCookie.size() + 1;
+
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 }  // namespace
 
@@ -13,6 +22,7 @@ ResponseParser* self(http_parser* parser) { return static_cast<ResponseParser*>(
 http_parser_settings ResponseParser::make_settings() {
   http_parser_settings settings{};
   settings.on_header_field = &ResponseParser::on_header_field;
+  settings.on_header_value = &ResponseParser::on_header_value;
   settings.on_headers_complete = &ResponseParser::on_headers_complete;
   settings.on_body = &ResponseParser::on_body;
   settings.on_chunk_header = &ResponseParser::on_chunk_header;
@@ -51,17 +61,74 @@ void ResponseParser::start_message() {
   headers_done_ = false;
   saw_last_chunk_ = false;
   trailer_start_ = 0;
+  // Cookies set by a 1xx go with it.
+  in_value_ = false;
+  cookie_cut_ = false;
+  cookie_field_ = 0;
+  cookie_count_ = 0;
 }
 
-int ResponseParser::on_header_field(http_parser* parser, const char*, std::size_t) {
-  self(parser)->seen_header_field_ = true;
+// http-parser may call on_header_field and on_header_value several times for one header; a
+// field after a value is the next header.
+int ResponseParser::on_header_field(http_parser* parser, const char* at, std::size_t length) {
+  ResponseParser& p = *self(parser);
+  p.seen_header_field_ = true;
+  // A trailer cannot set cookies (RFC 9110 section 6.5.1): only the header block counts.
+  if (!p.capture_cookies_ || p.headers_done_) return 0;
+  if (p.in_value_) {
+    p.end_cookie_header();
+    p.cookie_field_ = 0;
+  }
+  for (std::size_t i = 0; i < length && p.cookie_field_ != kOtherField; ++i) {
+    const bool matches =
+        p.cookie_field_ < kSetCookie.size() && ascii_lower(at[i]) == kSetCookie[p.cookie_field_];
+    p.cookie_field_ = matches ? static_cast<std::uint8_t>(p.cookie_field_ + 1) : kOtherField;
+  }
   return 0;
+}
+
+int ResponseParser::on_header_value(http_parser* parser, const char* at, std::size_t length) {
+  ResponseParser& p = *self(parser);
+  if (!p.capture_cookies_ || p.headers_done_) return 0;
+  const bool set_cookie = p.cookie_field_ == kSetCookie.size();
+  if (!p.in_value_) {
+    p.in_value_ = true;
+    if (!set_cookie) return 0;
+    // Reuses the storage of a previous reply's cookie when there is one.
+    if (p.cookie_count_ == p.cookies_.size()) {
+      p.cookies_.emplace_back();
+    } else {
+      p.cookies_[p.cookie_count_].clear();
+    }
+    p.cookie_cut_ = false;
+  }
+  if (!set_cookie || p.cookie_cut_) return 0;
+  // Only the pair before the first ';' is kept, so that long attributes are not copied.
+  const std::string_view piece(at, length);
+  const std::size_t semicolon = piece.find(';');
+  p.cookie_cut_ = semicolon != std::string_view::npos;
+  p.cookies_[p.cookie_count_].append(piece.substr(0, semicolon));
+  return 0;
+}
+
+// The header whose value was being read is over: a Set-Cookie one yields its pair, if valid.
+void ResponseParser::end_cookie_header() {
+  in_value_ = false;
+  if (cookie_field_ != kSetCookie.size()) return;
+  std::string& pair = cookies_[cookie_count_];
+  const std::size_t first = pair.find_first_not_of(" \t");
+  if (first == std::string::npos) return;
+  pair.erase(pair.find_last_not_of(" \t") + 1);
+  pair.erase(0, first);
+  const std::size_t equals = pair.find('=');
+  if (equals != std::string::npos && equals > 0) ++cookie_count_;
 }
 
 // Pauses so that feed() learns where the header block ends (http-parser stops on its last LF).
 // Returning 1 tells http-parser that the message has no body whatever its headers say.
 int ResponseParser::on_headers_complete(http_parser* parser) {
   ResponseParser& p = *self(parser);
+  if (p.in_value_) p.end_cookie_header();
   const int status = static_cast<int>(parser->status_code);
   // 101 Switching Protocols ends HTTP on this connection, so it is the final reply, not an
   // interim one to skip.

@@ -2,6 +2,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
 
 #include <http_parser.h>
 
@@ -29,7 +32,8 @@ enum class FeedStatus {
 // (100 Continue...) are skipped: they are not replies, and the next reply on the stream is
 // framed instead (their bytes count in header_bytes()).
 //
-// Pure: no I/O, no clock. One per connection, reset() between calls; it does not allocate.
+// Pure: no I/O, no clock. One per connection, reset() between calls; it does not allocate,
+// unless asked to capture cookies.
 class ResponseParser {
  public:
   ResponseParser();
@@ -56,18 +60,28 @@ class ResponseParser {
   std::size_t total_bytes() const { return bytes_; }          // everything consumed
   ParseError error() const { return error_; }
 
+  // Opt-in capture of the cookies the final reply sets (httperf's --session-cookies), off by
+  // default; reset() leaves it as set. Change it between replies, before the first feed().
+  void capture_cookies(bool on) { capture_cookies_ = on; }
+  // The "name=value" of each Set-Cookie header of the final reply, in order: the value up to its
+  // first ';' (the attributes are the server's business), trimmed; a pair without '=' or without
+  // a name is left out. Valid once feed() or finish() returned complete, until reset().
+  std::span<const std::string> set_cookies() const { return {cookies_.data(), cookie_count_}; }
+
  private:
   // Why the callbacks paused http-parser: feed() acts on it with the exact byte offset, which
   // only http_parser_execute's return value knows.
   enum class Pause : std::uint8_t { none, headers_complete, last_chunk, message_complete };
 
   static int on_header_field(http_parser* parser, const char* at, std::size_t length);
+  static int on_header_value(http_parser* parser, const char* at, std::size_t length);
   static int on_headers_complete(http_parser* parser);
   static int on_body(http_parser* parser, const char* at, std::size_t length);
   static int on_chunk_header(http_parser* parser);
   static int on_message_complete(http_parser* parser);
 
   void start_message();
+  void end_cookie_header();
   ParseError classify(http_errno err) const;
   static http_parser_settings make_settings();
 
@@ -91,6 +105,17 @@ class ResponseParser {
   std::size_t body_bytes_ = 0;
   std::size_t footer_bytes_ = 0;
   ParseError error_ = ParseError::none;
+
+  // Set-Cookie capture. http-parser hands a header's name and value over in as many pieces as
+  // the reads cut them into, so the name is matched and the value gathered piece by piece.
+  bool capture_cookies_ = false;
+  bool in_value_ = false;          // the last header callback was on_header_value
+  bool cookie_cut_ = false;        // the captured value reached its ';': the rest is attributes
+  std::uint8_t cookie_field_ = 0;  // characters of "set-cookie" the field name matched so far
+  std::size_t cookie_count_ = 0;   // cookies_[0, count) are this reply's
+  // The entries past cookie_count_ are kept for their storage, so that steady state does not
+  // allocate either.
+  std::vector<std::string> cookies_;
 };
 
 }  // namespace rateperf::http

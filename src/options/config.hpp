@@ -11,6 +11,11 @@ namespace rateperf::options {
 
 // The most calls --max-piped-calls may put in flight on one connection.
 inline constexpr std::uint64_t kMaxPipedCalls = 1024;
+// The most connections --max-connections may give one session.
+inline constexpr std::uint64_t kMaxSessionConnections = 64;
+// How many times --retry-on-failure sends one call again before its session fails: a server
+// that always answers with the failure status must not hold a session forever.
+inline constexpr int kMaxRetries = 8;
 
 // How the gaps between arrivals are drawn (httperf's --period letter).
 enum class PeriodKind {
@@ -102,6 +107,19 @@ struct Config {
   std::uint64_t wset_files = 0;
   double wset_rate = 0;
 
+  // Sessions (--wsess N1,N2,X or --wsesslog N,X,FILE): the schedule starts `sessions` user
+  // sessions instead of connections; 0: no sessions. Each session makes its calls in bursts
+  // (a burst's first call, then the rest once it is answered) on at most `max_connections`
+  // connections of its own, pausing `session_think` after each burst's replies.
+  std::uint64_t sessions = 0;
+  std::uint64_t wsess_calls = 0;  // --wsess: N2 calls per session; 0: not given
+  std::string wsesslog_path;      // --wsesslog: the session file; empty: not given
+  Duration session_think{};       // X: the think time (a file's think= overrides it)
+  std::uint64_t max_connections = 4;  // --max-connections: per session
+  int failure_status = 0;             // --failure-status: a reply with it fails the session; 0: none
+  bool retry_on_failure = false;      // --retry-on-failure: send such a call again instead
+  bool session_cookies = false;       // --session-cookies: replay a session's Set-Cookie
+
   // --close-with-reset: the client's close sends a reset (SO_LINGER with a zero timeout) instead
   // of a FIN, as httperf's option does: the connection leaves no TIME_WAIT socket behind.
   bool close_with_reset = false;
@@ -133,6 +151,9 @@ struct Config {
   double max_error_rate_percent = -1;  // --max-error-rate; negative: none
 
   std::string argv0 = "rateperf";  // program name for the echoed command line
+
+  // What the connection schedule (not request mode) starts in all: sessions, or connections.
+  std::uint64_t arrivals() const { return sessions > 0 ? sessions : num_conns; }
 };
 
 }  // namespace rateperf::options

@@ -47,6 +47,35 @@ void check_request_mode(const Config& config, const std::set<std::string_view>& 
   if (!given("requests") && !given("duration")) fail(mode, "needs --requests N or --duration S");
 }
 
+// Sessions (--wsess, --wsesslog) are a workload of their own: the schedule starts sessions, which
+// make their own calls; the options of the other workloads, and httperf's forbidden pairs, are
+// refused. The session options mean nothing without sessions.
+void check_sessions(const Config& config, const std::set<std::string_view>& seen) {
+  const auto given = [&](std::string_view name) { return seen.count(name) != 0; };
+  if (config.sessions == 0) {
+    for (const std::string_view name :
+         {"max-connections", "failure-status", "retry-on-failure", "session-cookies"}) {
+      if (given(name)) fail("--" + std::string(name), "needs --wsess or --wsesslog (a session option)");
+    }
+    return;
+  }
+  const std::string mode = given("wsess") ? "--wsess" : "--wsesslog";
+  if (given("wsess") && given("wsesslog")) fail("--wsesslog", "not with --wsess (give one of them)");
+  if (config.request_mode) fail(mode, "not in request mode (sessions start at --rate or --period)");
+  for (const std::string_view name : {"num-conns", "num-calls"}) {
+    if (given(name)) fail("--" + std::string(name), "not with " + mode + " (its sessions make their own calls)");
+  }
+  if (given("wsesslog")) {
+    for (const std::string_view name : {"wlog", "wset"}) {
+      if (given(name)) fail("--" + std::string(name), "not with --wsesslog (its file gives each call's URI)");
+    }
+    if (given("burst-length")) fail("--burst-length", "not with --wsesslog (its file gives the bursts)");
+  }
+  if (config.retry_on_failure && config.failure_status == 0) {
+    fail("--retry-on-failure", "needs --failure-status (the status that makes a call be sent again)");
+  }
+}
+
 }  // namespace
 
 Parsed parse(int argc, const char* const* argv) {
@@ -126,6 +155,7 @@ Parsed parse(int argc, const char* const* argv) {
   }
 
   check_request_mode(config, seen);
+  check_sessions(config, seen);
   // Each call's URI comes from one place.
   if (seen.count("wlog") != 0 && seen.count("wset") != 0) fail("--wset", "not with --wlog (each call takes its URI from one of them)");
   if (config.request_mode) {

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <system_error>
@@ -108,6 +109,39 @@ void apply_wlog(Config& c, std::string_view v) {
   c.wlog_path = std::string(v.substr(2));
 }
 
+// --wsess N1,N2,X.
+void apply_wsess(Config& c, std::string_view v) {
+  const std::size_t first = v.find(',');
+  const std::size_t second = first == std::string_view::npos ? first : v.find(',', first + 1);
+  if (second == std::string_view::npos) {
+    fail("--wsess", "expected N1,N2,X: sessions, calls per session, think time (got " + quoted(v) + ")");
+  }
+  c.sessions = parse_whole("--wsess", v.substr(0, first), 1);
+  c.wsess_calls = parse_whole("--wsess", v.substr(first + 1, second - first - 1), 1, 1000000);
+  const std::string_view think = v.substr(second + 1);
+  c.session_think = to_duration("--wsess", parse_seconds("--wsess", think), think);
+}
+
+// --wsesslog N,X,FILE.
+void apply_wsesslog(Config& c, std::string_view v) {
+  const std::size_t first = v.find(',');
+  const std::size_t second = first == std::string_view::npos ? first : v.find(',', first + 1);
+  if (second == std::string_view::npos || second + 1 == v.size()) {
+    fail("--wsesslog", "expected N,X,FILE: sessions, think time, session file (got " + quoted(v) + ")");
+  }
+  c.sessions = parse_whole("--wsesslog", v.substr(0, first), 1);
+  const std::string_view think = v.substr(first + 1, second - first - 1);
+  c.session_think = to_duration("--wsesslog", parse_seconds("--wsesslog", think), think);
+  c.wsesslog_path = std::string(v.substr(second + 1));
+}
+
+// How the echoed line and the document show the think time: httperf's three decimals.
+std::string think_text(Duration think) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", to_s(think));
+  return text;
+}
+
 // --wset N,X.
 void apply_wset(Config& c, std::string_view v) {
   const std::size_t comma = v.find(',');
@@ -200,13 +234,13 @@ const std::array kOptions = {
     .help = "connections to issue in all (default 1)",
     .apply = [](Config& c, std::string_view v) { c.num_conns = parse_whole("--num-conns", v, 1); },
     .echo_rank = 150, .echo = [](const Config& c, std::string& l) {
-      if (!c.request_mode) add(l, "--num-conns=" + std::to_string(c.num_conns)); },
+      if (!c.request_mode && c.sessions == 0) add(l, "--num-conns=" + std::to_string(c.num_conns)); },
     .json = [](const Config& c, json& j) { j["num_conns"] = c.num_conns; }},
   OptionSpec{.name = "num-calls", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
     .help = "calls on each connection, one after another, then close (default 1)",
     .apply = [](Config& c, std::string_view v) { c.num_calls = parse_whole("--num-calls", v, 1); },
     .echo_rank = 160, .echo = [](const Config& c, std::string& l) {
-      if (!c.request_mode) add(l, "--num-calls=" + std::to_string(c.num_calls)); },
+      if (!c.request_mode && c.sessions == 0) add(l, "--num-calls=" + std::to_string(c.num_calls)); },
     .json = [](const Config& c, json& j) { j["num_calls"] = c.num_calls; }},
   OptionSpec{.name = "burst-length", .group = Group::load, .kind = ValueKind::whole,
     .value_name = "B", .help = "calls pipelined at once, next burst after their replies (default 1)",
@@ -333,6 +367,51 @@ const std::array kOptions = {
     .json = [](const Config& c, json& j) { j["http_version"] = c.http_version; }},
 
   // Socket
+  OptionSpec{.name = "wsess", .group = Group::session, .kind = ValueKind::text,
+    .value_name = "N1,N2,X",
+    .help = "N1 sessions of N2 calls each, think time X s after each burst's replies",
+    .apply = apply_wsess,
+    .echo_rank = 145, .echo = [](const Config& c, std::string& l) {
+      if (c.wsess_calls > 0) add(l, "--wsess=" + std::to_string(c.sessions) + "," + std::to_string(c.wsess_calls) + "," + think_text(c.session_think)); },
+    .json = [](const Config& c, json& j) {
+      j["sessions"] = c.sessions;
+      j["session_think_s"] = c.sessions > 0 ? json(to_s(c.session_think)) : json(nullptr);
+      j["wsess_calls"] = c.wsess_calls > 0 ? json(c.wsess_calls) : json(nullptr); }},
+  OptionSpec{.name = "wsesslog", .group = Group::session, .kind = ValueKind::text,
+    .value_name = "N,X,FILE",
+    .help = "N sessions from FILE's session templates (round robin), default think time X s",
+    .apply = apply_wsesslog,
+    .echo_rank = 144, .echo = [](const Config& c, std::string& l) {
+      if (!c.wsesslog_path.empty()) add(l, "--wsesslog=" + std::to_string(c.sessions) + "," + think_text(c.session_think) + "," + c.wsesslog_path); },
+    .json = [](const Config& c, json& j) {
+      j["wsesslog_file"] = c.wsesslog_path.empty() ? json(nullptr) : json(c.wsesslog_path); }},
+  OptionSpec{.name = "max-connections", .group = Group::session, .kind = ValueKind::whole,
+    .value_name = "N", .help = "connections a session may have open at once (default 4)",
+    .apply = [](Config& c, std::string_view v) {
+      c.max_connections = parse_whole("--max-connections", v, 1, kMaxSessionConnections); },
+    .echo_rank = 92, .echo = [](const Config& c, std::string& l) {
+      if (c.sessions > 0) add(l, "--max-connections=" + std::to_string(c.max_connections)); },
+    .json = [](const Config& c, json& j) { j["max_connections"] = c.max_connections; }},
+  OptionSpec{.name = "failure-status", .group = Group::session, .kind = ValueKind::whole,
+    .value_name = "S", .help = "a reply with status S fails its session",
+    .apply = [](Config& c, std::string_view v) {
+      c.failure_status = static_cast<int>(parse_whole("--failure-status", v, 100, 599)); },
+    .echo_rank = 85, .echo = [](const Config& c, std::string& l) {
+      if (c.failure_status > 0) add(l, "--failure-status=" + std::to_string(c.failure_status)); },
+    .json = [](const Config& c, json& j) {
+      j["failure_status"] = c.failure_status > 0 ? json(c.failure_status) : json(nullptr); }},
+  OptionSpec{.name = "retry-on-failure", .group = Group::session,
+    .help = "send a call that got --failure-status again (at most 8 times) instead of failing",
+    .apply = [](Config& c, std::string_view) { c.retry_on_failure = true; },
+    .echo_rank = 115, .echo = [](const Config& c, std::string& l) {
+      if (c.retry_on_failure) add(l, "--retry-on-failure"); },
+    .json = [](const Config& c, json& j) { j["retry_on_failure"] = c.retry_on_failure; }},
+  OptionSpec{.name = "session-cookies", .group = Group::session,
+    .help = "send back in a session's later requests the cookies its replies set",
+    .apply = [](Config& c, std::string_view) { c.session_cookies = true; },
+    .echo_rank = 125, .echo = [](const Config& c, std::string& l) {
+      if (c.session_cookies) add(l, "--session-cookies"); },
+    .json = [](const Config& c, json& j) { j["session_cookies"] = c.session_cookies; }},
   OptionSpec{.name = "send-buffer", .group = Group::socket, .kind = ValueKind::whole,
     .value_name = "N", .help = "SO_SNDBUF in bytes (default: the kernel's, echoed as 4096)",
     .apply = [](Config& c, std::string_view v) { c.send_buffer_bytes = buffer_bytes("--send-buffer", v); },
@@ -468,6 +547,8 @@ std::string_view group_caption(Group group) {
       return "Load";
     case Group::request:
       return "Request";
+    case Group::session:
+      return "Sessions";
     case Group::socket:
       return "Socket";
     case Group::output:

@@ -176,6 +176,19 @@ constexpr std::array kColumns = {
            [](const Summary& s, const Config&) { return decimal(s.request_wait.p50_ms); }},
     Column{"request_wait_p99_ms",
            [](const Summary& s, const Config&) { return decimal(s.request_wait.p99_ms); }},
+    // Sessions (issue 16): httperf's session figures; zeros when the run made none.
+    Column{"sessions_completed",
+           [](const Summary& s, const Config&) { return whole(s.sessions.completed); }},
+    Column{"sessions_failed",
+           [](const Summary& s, const Config&) { return whole(s.sessions.failed); }},
+    Column{"session_rate_avg",
+           [](const Summary& s, const Config&) { return decimal(s.sessions.rate_avg); }},
+    Column{"connections_per_session",
+           [](const Summary& s, const Config&) { return decimal(s.sessions.connections_per_session); }},
+    Column{"session_lifetime_avg_s",
+           [](const Summary& s, const Config&) { return decimal(s.sessions.lifetime_avg_s); }},
+    Column{"session_failtime_avg_s",
+           [](const Summary& s, const Config&) { return decimal(s.sessions.failtime_avg_s); }},
 };
 
 }  // namespace

@@ -64,6 +64,23 @@ nlohmann::json served_within_of(const stats::Summary& s) {
   return served;
 }
 
+// httperf's session figures; zeros (and an empty histogram) when the run made no sessions.
+nlohmann::json sessions_of(const stats::SessionFigures& f) {
+  return {{"total", f.total},
+          {"completed", f.completed},
+          {"failed", f.failed},
+          {"rate",
+           {{"min_per_s", f.rate_min},
+            {"avg_per_s", f.rate_avg},
+            {"max_per_s", f.rate_max},
+            {"stddev_per_s", f.rate_stddev},
+            {"samples", f.rate_samples}}},
+          {"connections_per_session", f.connections_per_session},
+          {"lifetime_avg_s", f.lifetime_avg_s},
+          {"failtime_avg_s", f.failtime_avg_s},
+          {"length_histogram", f.length_histogram}};
+}
+
 }  // namespace
 
 nlohmann::json to_json_document(const stats::Summary& s, const options::Config& config) {
@@ -84,6 +101,7 @@ nlohmann::json to_json_document(const stats::Summary& s, const options::Config& 
         {"calls", s.calls},
         {"duration_s", s.duration_s}}},
       {"request_mode", s.request_mode},
+      {"sessions", sessions_of(s.sessions)},
       {"schedule",
        {{"offered_rate_per_s", s.offered_rate_per_s},
         {"issue_window_s", s.issue_window_s},

@@ -34,6 +34,20 @@ namespace {
   va_end(again);
 }
 
+// httperf's session lines, after a blank line, in its format (--wsess, --wsesslog).
+void append_session_lines(std::string& out, const stats::SessionFigures& f) {
+  appendf(out,
+          "\nSession rate [sess/s]: min %.2f avg %.2f max %.2f stddev %.2f (%" PRIu64 "/%" PRIu64
+          ")\n",
+          f.rate_min, f.rate_avg, f.rate_max, f.rate_stddev, f.completed, f.total);
+  appendf(out, "Session: avg %.2f connections/session\n", f.connections_per_session);
+  appendf(out, "Session lifetime [s]: %.1f\n", f.lifetime_avg_s);
+  appendf(out, "Session failtime [s]: %.1f\n", f.failtime_avg_s);
+  out += "Session length histogram:";
+  for (const std::uint64_t count : f.length_histogram) appendf(out, " %" PRIu64, count);
+  out += "\n\n";
+}
+
 // httperf's report, line for line: parsers of httperf's output depend on every label and on
 // the order, so nothing here may change.
 void append_httperf_lines(std::string& out, const stats::Summary& s) {
@@ -94,6 +108,7 @@ void append_httperf_lines(std::string& out, const stats::Summary& s) {
           " other %" PRIu64 "\n",
           count_of(s.errors, ErrorKind::fd_unavail), count_of(s.errors, ErrorKind::addrunavail),
           count_of(s.errors, ErrorKind::ftab_full), s.errors_other_httperf);
+  if (s.sessions_run) append_session_lines(out, s.sessions);
 }
 
 // One line of percentiles: the label, the five figures, then a note (empty or starting with a
@@ -147,7 +162,7 @@ void append_rateperf_lines(std::string& out, const stats::Summary& s) {
           s.lag_p50_ms, s.lag_p99_ms, s.lag_max_ms, s.lag_late_arrivals);
 
   // The schedule's arrivals: connections, or in request mode requests.
-  const char* unit = s.request_mode ? "req/s" : "conn/s";
+  const char* unit = s.request_mode ? "req/s" : s.sessions_run ? "sess/s" : "conn/s";
   if (s.offered_rate_per_s > 0) {
     appendf(out, "Offered rate: %.1f %s", s.offered_rate_per_s, unit);
   } else {

@@ -30,7 +30,7 @@ void warn_if_descriptors_short(const options::Config& config, std::uint64_t limi
   if (limit == 0 || config.period.sequential() || config.timeout <= Duration::zero()) return;
   const double rate = config.period.rate_per_s;
   const double worst = rate * to_s(config.timeout);
-  const double needed = std::min(worst, static_cast<double>(config.num_conns));
+  const double needed = std::min(worst, static_cast<double>(config.arrivals() * (config.sessions > 0 ? config.max_connections : 1)));
   if (needed + kReservedDescriptors <= static_cast<double>(limit)) return;
   std::fprintf(stderr,
                "rateperf: warning: --rate %g with --timeout %g s may keep %.0f connections open "

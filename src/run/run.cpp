@@ -137,7 +137,7 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
                             .printer = printer.get()}));
     watched.push_back(workers.back().get());
   }
-  Watcher watcher(watched, listeners.on_progress, config.num_conns);
+  Watcher watcher(watched, listeners.on_progress, config.arrivals());
 
   rusage before{};
   ::getrusage(RUSAGE_SELF, &before);
@@ -178,6 +178,7 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   info.cpu_system_s = seconds(after.ru_stime) - seconds(before.ru_stime);
   info.offered_rate_per_s = config.period.sequential() ? 0 : config.period.rate_per_s;
   info.request_mode = config.request_mode;
+  info.sessions = config.sessions > 0;
   info.interrupted = watcher.interrupted();
   info.verbose = config.verbose > 0;
   info.start_time_utc = start_time_utc;

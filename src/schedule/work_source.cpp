@@ -39,13 +39,13 @@ std::unique_ptr<WorkSource> make_work_source(const options::Config& config, Time
                                              std::uint64_t share, std::uint64_t shares) {
   if (config.period.sequential()) {
     // One slot in all: the one worker with share 0 runs them.
-    const std::uint64_t total = share == 0 ? config.num_conns : 0;
+    const std::uint64_t total = share == 0 ? config.arrivals() : 0;
     return std::make_unique<ClosedLoop>(1, total, start);
   }
   // Request mode schedules --requests requests, or those intended within --duration: for a
   // fixed gap, the duration times the rate (a sum of gaps rounded to the nanosecond would let
   // one more in), otherwise whatever the draw puts before the end.
-  std::uint64_t total = config.num_conns;
+  std::uint64_t total = config.arrivals();
   bool by_time = false;
   if (config.request_mode) {
     total = config.requests;

@@ -77,10 +77,26 @@ void Collector::request_wait(Duration wait) {
   request_wait_.record(ns(wait));
 }
 
+void Collector::session_ended(bool failed, Duration time, std::uint64_t replies,
+                              std::uint64_t connections) {
+  if (failed) {
+    ++sessions_failed_;
+    session_failtime_sum_ += time;
+  } else {
+    ++sessions_completed_;
+    ++interval_sessions_;
+    session_lifetime_sum_ += time;
+    session_connections_ += connections;
+  }
+  if (session_lengths_.size() <= replies) session_lengths_.resize(replies + 1);
+  ++session_lengths_[replies];
+}
+
 void Collector::sample(TimePoint start, TimePoint end) {
-  samples_.push_back({start, end, interval_replies_, interval_errors_});
+  samples_.push_back({start, end, interval_replies_, interval_errors_, interval_sessions_});
   interval_replies_ = 0;
   interval_errors_ = 0;
+  interval_sessions_ = 0;
 }
 
 void Collector::merge(const Collector& other) {
@@ -115,6 +131,18 @@ void Collector::merge(const Collector& other) {
   request_wait_.merge(other.request_wait_);
   interval_replies_ += other.interval_replies_;
   interval_errors_ += other.interval_errors_;
+  interval_sessions_ += other.interval_sessions_;
+  sessions_completed_ += other.sessions_completed_;
+  sessions_failed_ += other.sessions_failed_;
+  session_lifetime_sum_ += other.session_lifetime_sum_;
+  session_failtime_sum_ += other.session_failtime_sum_;
+  session_connections_ += other.session_connections_;
+  if (session_lengths_.size() < other.session_lengths_.size()) {
+    session_lengths_.resize(other.session_lengths_.size());
+  }
+  for (std::size_t i = 0; i < other.session_lengths_.size(); ++i) {
+    session_lengths_[i] += other.session_lengths_[i];
+  }
   // Samples meet by the time they cover, not by their index: a worker that started late or
   // stopped early has fewer, and its first one is still the others' first.
   std::vector<IntervalSample> merged;
@@ -132,6 +160,7 @@ void Collector::merge(const Collector& other) {
       sum.end = std::max(sum.end, theirs->end);
       sum.replies += theirs->replies;
       sum.errors += theirs->errors;
+      sum.sessions += theirs->sessions;
       ++theirs;
       merged.push_back(sum);
     }

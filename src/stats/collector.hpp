@@ -31,6 +31,7 @@ struct IntervalSample {
   TimePoint end{};
   std::uint64_t replies = 0;
   std::uint64_t errors = 0;
+  std::uint64_t sessions = 0;  // sessions completed in it (--wsess, --wsesslog)
 
   Duration length() const { return end - start; }
   // Replies per second over the interval (0 for an empty interval).
@@ -86,6 +87,9 @@ class Collector {
   void error(ErrorKind kind, std::uint64_t count = 1);
   // Request mode: a request's first byte went out `wait` after its intended start.
   void request_wait(Duration wait);
+  // A session ended, completed or failed, `time` after its start, with `replies` replies on
+  // `connections` connections.
+  void session_ended(bool failed, Duration time, std::uint64_t replies, std::uint64_t connections);
   // Closes the current reply-rate sampling interval, [start, end).
   void sample(TimePoint start, TimePoint end);
 
@@ -136,8 +140,17 @@ class Collector {
   Histogram latency_actual_;    // actual start -> reply complete
   Histogram request_wait_;      // request mode: intended start -> first byte sent
 
+  // Sessions: httperf's session figures.
+  std::uint64_t sessions_completed_ = 0;
+  std::uint64_t sessions_failed_ = 0;
+  Duration session_lifetime_sum_{};  // of the completed ones
+  Duration session_failtime_sum_{};  // of the failed ones
+  std::uint64_t session_connections_ = 0;  // connections of the completed ones
+  std::vector<std::uint64_t> session_lengths_;  // sessions by their replies: [0], [1], ...
+
   std::uint64_t interval_replies_ = 0;
   std::uint64_t interval_errors_ = 0;
+  std::uint64_t interval_sessions_ = 0;
   std::vector<IntervalSample> samples_;
 };
 

@@ -60,6 +60,40 @@ double lag_limit_ms(double offered_rate_per_s) {
 // Reads the collector's private counts (a friend), so that Collector's interface stays the
 // lifecycle events.
 struct SummaryBuilder {
+  // httperf's session lines: the rate's extremes and spread from the 5-s samples, its mean over
+  // the run; connections and lifetime over the completed sessions, failtime over the failed.
+  static SessionFigures session_figures(const Collector& c, double duration_s) {
+    SessionFigures f;
+    f.completed = c.sessions_completed_;
+    f.failed = c.sessions_failed_;
+    f.total = f.completed + f.failed;
+    f.rate_avg = per(static_cast<double>(f.completed), duration_s);
+    f.rate_samples = c.samples_.size();
+    if (!c.samples_.empty()) {
+      double sum = 0, sum_squares = 0;
+      f.rate_min = INFINITY;
+      for (const auto& sample : c.samples_) {
+        const double rate = sample.end > sample.start
+                                ? static_cast<double>(sample.sessions) / to_s(sample.length())
+                                : 0;
+        sum += rate;
+        sum_squares += rate * rate;
+        f.rate_min = std::min(f.rate_min, rate);
+        f.rate_max = std::max(f.rate_max, rate);
+      }
+      const double n = static_cast<double>(c.samples_.size());
+      if (c.samples_.size() > 1) {
+        f.rate_stddev = std::sqrt(std::max(0.0, (sum_squares - sum * sum / n) / (n - 1)));
+      }
+    }
+    const double completed = static_cast<double>(f.completed);
+    f.connections_per_session = per(static_cast<double>(c.session_connections_), completed);
+    f.lifetime_avg_s = per(to_s(c.session_lifetime_sum_), completed);
+    f.failtime_avg_s = per(to_s(c.session_failtime_sum_), static_cast<double>(f.failed));
+    f.length_histogram = c.session_lengths_;
+    return f;
+  }
+
   static Summary build(const Collector& c, const RunInfo& run) {
     Summary s;
     s.command_line = run.command_line;
@@ -178,6 +212,8 @@ struct SummaryBuilder {
       figures.errors = sample.errors;
       s.samples.push_back(figures);
     }
+    s.sessions_run = run.sessions;
+    if (run.sessions) s.sessions = session_figures(c, s.duration_s);
     s.start_time_utc = run.start_time_utc;
     s.timing = run.timing;
     s.timing.cpu_percent = s.cpu_total_percent;

@@ -56,6 +56,24 @@ struct TimingFigures {
   double poll_below_ms = 0;  // deadlines nearer than this were polled for
 };
 
+// httperf's session figures (--wsess, --wsesslog).
+struct SessionFigures {
+  std::uint64_t total = 0;  // sessions ended: completed + failed
+  std::uint64_t completed = 0;
+  std::uint64_t failed = 0;
+  // Completed sessions per second: min, max and stddev of the 5-s samples; avg over the run
+  // (completed / duration_s), as httperf's line has them.
+  double rate_min = 0;
+  double rate_avg = 0;
+  double rate_max = 0;
+  double rate_stddev = 0;
+  std::uint64_t rate_samples = 0;
+  double connections_per_session = 0;  // connections of the completed sessions, per session
+  double lifetime_avg_s = 0;           // start to last reply, completed sessions
+  double failtime_avg_s = 0;           // start to failure, failed sessions
+  std::vector<std::uint64_t> length_histogram;  // sessions by their replies: [0], [1], ...
+};
+
 // Everything a report prints about a finished run, as plain values: collectors and the run's
 // bookkeeping fill it (stats::summarize), reporters only format it. Units are in the names.
 struct Summary {
@@ -152,6 +170,9 @@ struct Summary {
 
   TimingFigures timing;
 
+  bool sessions_run = false;  // the run made sessions: `sessions` holds their figures
+  SessionFigures sessions;
+
   std::vector<SampleFigures> samples;  // every reply-rate sample, in order
   std::string start_time_utc;          // wall-clock start, ISO 8601 UTC (for exports)
 };
@@ -177,6 +198,7 @@ struct RunInfo {
   double cpu_system_s = 0;
   double offered_rate_per_s = 0;  // the schedule's mean rate; 0: sequential
   bool request_mode = false;      // the schedule's arrivals are requests, not connections
+  bool sessions = false;          // ... or sessions (--wsess, --wsesslog)
   bool interrupted = false;
   bool verbose = false;        // the report shows ab's table of served-within times
   std::string start_time_utc;  // wall-clock time of the start, ISO 8601 UTC
