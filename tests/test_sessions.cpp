@@ -130,6 +130,25 @@ TEST_SUITE("sessions") {
     CHECK(report_line(ok.out, "Session length histogram:") == "Session length histogram: 0 1 2");
   }
 
+  TEST_CASE("--rate 0: one session after another; --wsess with --wlog y: each call the next URI") {
+    TestServer server(ServerMode::reply);
+    const TempFile uris("/u1\n/u2\n/u3\n");
+    const ProcessResult run = run_rateperf(
+        server.port(), {"--wsess", "2,2,0", "--rate", "0", "--wlog", "y," + uris.path(),
+                        "--timeout", "5"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    // The URIs of the list, from its start. (A call this server's close left unanswered goes out
+    // again with the list's next URI, so the order is not checked.)
+    const std::vector<std::string> lines = request_lines(server);
+    REQUIRE(lines.size() >= 4);
+    CHECK(lines[0] == "GET /u1 HTTP/1.1");
+    for (const std::string& line : lines) CHECK(line.find("GET /u") == 0);
+    CHECK(report_figure(run.out, "Total:", "replies") == 4);
+    CHECK(report_line(run.out, "Session rate [sess/s]:").find("(2/2)") != std::string::npos);
+    CHECK(report_line(run.out, "Offered rate:").find("sequential") != std::string::npos);
+  }
+
   TEST_CASE("--failure-status fails a session; --retry-on-failure sends the call again") {
     const TempFile sessions("/a\n/b\n");
     // Connections alternate 200 and 503: each session's second call gets the 503.
@@ -218,6 +237,7 @@ TEST_SUITE("sessions") {
         {{"--wsess", "1,1,0", "--wsesslog", "1,0," + good.path()}, "--wsesslog: not with --wsess"},
         {{"--wsesslog", "1,0," + good.path(), "--wlog", "n," + good.path()}, "--wlog: not with --wsesslog"},
         {{"--wsess", "2,2,0", "--num-conns", "5"}, "--num-conns: not with --wsess"},
+        {{"--wsess", "2,2,0", "--wlog", "n," + good.path()}, "--wlog: n,FILE not with --wsess"},
         {{"--wsess", "2,2"}, "--wsess: expected N1,N2,X"},
         {{"--wsess", "0,2,0"}, "--wsess"},
         {{"--failure-status", "503", "--num-conns", "1"}, "--failure-status: needs --wsess or --wsesslog"},

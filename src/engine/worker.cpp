@@ -284,7 +284,15 @@ void Worker::session_ended(Session& session, TimePoint now) {
   result_.end = std::max(result_.end, now);
   --active_sessions_;
   sessions_->release(session);
+  arrival_ended(now);
   maybe_finish(now);
+}
+
+void Worker::arrival_ended(TimePoint now) {
+  // A closed loop's slot is free again: its next arrival is due now.
+  if (source_->finished(now) && !arrival_timer_.armed()) {
+    if (const auto due = source_->next_due()) loop_.schedule(arrival_timer_, *due);
+  }
 }
 
 void Worker::connection_ended(Connection& connection, TimePoint now) {
@@ -302,10 +310,7 @@ void Worker::connection_ended(Connection& connection, TimePoint now) {
     return;
   }
   connections_.release(connection);
-  // A closed loop's slot is free again: its next arrival is due now.
-  if (source_->finished(now) && !arrival_timer_.armed()) {
-    if (const auto due = source_->next_due()) loop_.schedule(arrival_timer_, *due);
-  }
+  arrival_ended(now);
   maybe_finish(now);
 }
 

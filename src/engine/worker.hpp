@@ -95,6 +95,8 @@ class Worker final : private ConnectionOwner, private SessionOwner {
   void stop_schedule(TimePoint now);
   void end_all(ErrorKind kind, TimePoint now);
   void maybe_finish(TimePoint now);
+  // The work of an arrival (a connection, a session) ended: tells the work source.
+  void arrival_ended(TimePoint now);
   void publish(TimePoint now);
   void connection_ended(Connection& connection, TimePoint now) override;
   void connection_idle(Connection& connection, TimePoint now) override;

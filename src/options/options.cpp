@@ -71,6 +71,8 @@ void check_sessions(const Config& config, const std::set<std::string_view>& seen
     }
     if (given("burst-length")) fail("--burst-length", "not with --wsesslog (its file gives the bursts)");
   }
+  // A session's calls cannot stop halfway because a URI list ended.
+  if (given("wlog") && !config.wlog_wrap) fail("--wlog", "n,FILE not with --wsess (give y,FILE: the list wraps)");
   if (config.retry_on_failure && config.failure_status == 0) {
     fail("--retry-on-failure", "needs --failure-status (the status that makes a call be sent again)");
   }
