@@ -43,6 +43,15 @@ double mean_of(const std::vector<double>& values) {
   return values.empty() ? 0 : sum / static_cast<double>(values.size());
 }
 
+// The mean of the values without the smallest and the largest `fraction` of them: one stall of
+// this VM (5 to 26 ms, a few in 10,000 sleeps of any thread) makes one long gap, and the
+// schedule's catch-up one short one, which would move a plain mean of 99 gaps by up to 5 %.
+double trimmed_mean_of(std::vector<double> values, double fraction) {
+  std::sort(values.begin(), values.end());
+  const auto cut = static_cast<std::ptrdiff_t>(static_cast<double>(values.size()) * fraction);
+  return mean_of(std::vector<double>(values.begin() + cut, values.end() - cut));
+}
+
 // The coefficient of variation (stddev / mean): 0 for equal gaps, 1 for exponential ones.
 double cv_of(const std::vector<double>& values) {
   const double mean = mean_of(values);
@@ -91,7 +100,7 @@ TEST_SUITE("run_options") {
     REQUIRE(run.exit_code == 0);
     const auto gaps = accept_gaps_ms(server);
     REQUIRE(gaps.size() == 99);
-    CHECK(mean_of(gaps) == doctest::Approx(5.0).epsilon(0.03));
+    CHECK(trimmed_mean_of(gaps, 0.05) == doctest::Approx(5.0).epsilon(0.03));
     // A typical gap is 5 ms give or take the server's own wake-ups (u0.002,0.008 would be
     // 1.5 ms off).
     CHECK(median_distance(gaps, 5.0) < 0.5);

@@ -27,6 +27,7 @@ void Session::start(const workload::PlannedSession& script, TimePoint intended, 
   next_ = 0;
   allowed_ = 1;
   done_ = 0;
+  for (const workload::PlannedRequest* request : again_) done_with(request);
   again_.clear();
   thinking_ = false;
   must_fail_ = false;
@@ -45,6 +46,8 @@ void Session::start(const workload::PlannedSession& script, TimePoint intended, 
     slot.head = 0;
     slot.size = 0;
   }
+  for (auto& own : in_use_) spare_.push_back(std::move(own));
+  in_use_.clear();
   issue(intended, now);
 }
 
@@ -69,7 +72,7 @@ void Session::issue(TimePoint intended, TimePoint now) {
       request = again_.front();
       again_.pop_front();
     } else {
-      request = &burst.requests[next_++];
+      request = for_call(burst.requests[next_++]);
     }
     send(*slot, Request{intended, now, request, cookie_line_}, now);
     intended = now;
@@ -127,10 +130,12 @@ void Session::reply_received(Connection& connection, const http::ResponseParser&
       ++retries_;
       again_.push_back(request);
     } else {
+      done_with(request);
       must_fail_ = true;
     }
     return;
   }
+  done_with(request);
   ++done_;
   // The burst's first reply lets its other calls go.
   allowed_ = script_->bursts[burst_].requests.size();
@@ -179,13 +184,13 @@ void Session::ended(Connection& connection, TimePoint now) {
   slot->connection = nullptr;
   --open_;
   if (state_ != State::running) {
-    slot->size = 0;
+    drop(*slot);
     if (!closing_) maybe_end(now);
     return;
   }
   if (connection.failed()) {
     // Its calls are counted (the connection did): the session fails.
-    slot->size = 0;
+    drop(*slot);
     fail(ErrorKind::unanswered, now);
     return;
   }
@@ -217,6 +222,7 @@ void Session::fail(ErrorKind kind, TimePoint now) {
   thinking_ = false;
   // Calls a closed connection left, not sent again: unanswered.
   if (!again_.empty()) context_.collector.error(ErrorKind::unanswered, again_.size());
+  for (const workload::PlannedRequest* request : again_) done_with(request);
   again_.clear();
   closing_ = true;
   for (Slot& slot : slots_) {
@@ -224,6 +230,35 @@ void Session::fail(ErrorKind kind, TimePoint now) {
   }
   closing_ = false;
   maybe_end(now);
+}
+
+const workload::PlannedRequest* Session::for_call(const workload::PlannedRequest& planned) {
+  const workload::Workload& work = context_.workload;
+  if (!work.uris || !planned.bytes.empty()) return &planned;
+  if (spare_.empty()) spare_.push_back(std::make_unique<workload::PlannedRequest>());
+  std::unique_ptr<workload::PlannedRequest> own = std::move(spare_.back());
+  spare_.pop_back();
+  own->bytes.assign(work.request_head).append(work.uris->next()).append(work.request_tail);
+  own->header_end = own->bytes.size() - 2;
+  own->no_body = planned.no_body;
+  own->timeout = planned.timeout;
+  own->per_call = true;
+  in_use_.push_back(std::move(own));
+  return in_use_.back().get();
+}
+
+void Session::done_with(const workload::PlannedRequest* request) {
+  if (request == nullptr || !request->per_call) return;
+  const auto used = std::find_if(in_use_.begin(), in_use_.end(),
+                                 [&](const auto& own) { return own.get() == request; });
+  if (used == in_use_.end()) return;
+  spare_.push_back(std::move(*used));
+  *used = std::move(in_use_.back());
+  in_use_.pop_back();
+}
+
+void Session::drop(Slot& slot) {
+  while (slot.size > 0) done_with(slot.pop());
 }
 
 void Session::abort(ErrorKind kind, TimePoint now) {

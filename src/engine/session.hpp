@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -105,6 +106,14 @@ class Session {
   // Ends the session once its connections are closed.
   void maybe_end(TimePoint now);
   void keep_cookies(const http::ResponseParser& reply);
+  // The request a call of `planned` sends: `planned` itself, or with a URI source (--wsess with
+  // --wlog, --wset) a per-call copy with the source's next URI, so that a call sent again keeps
+  // its URI.
+  const workload::PlannedRequest* for_call(const workload::PlannedRequest& planned);
+  // A call ended (or will never go out): its per-call request, if any, is reused.
+  void done_with(const workload::PlannedRequest* request);
+  // Drops the calls in flight on `slot` (counted by its connection).
+  void drop(Slot& slot);
 
   ConnectionContext& context_;
   ConnectionStore& connections_;
@@ -132,6 +141,9 @@ class Session {
   TimePoint ended_at_{};
   std::vector<std::pair<std::string, std::string>> cookies_;  // name, value
   std::string cookie_line_;  // "Cookie: n=v; ...\r\n", or empty
+  // Per-call requests not in use, reused (allocated up to the most calls in flight at once).
+  std::vector<std::unique_ptr<workload::PlannedRequest>> spare_;
+  std::vector<std::unique_ptr<workload::PlannedRequest>> in_use_;
 };
 
 // The sessions of one worker, reused as its connections are.

@@ -20,6 +20,9 @@ struct PlannedRequest {
   std::size_t header_end = 0;  // where its header block's blank line starts (a Cookie goes there)
   bool no_body = false;        // HEAD: its reply ends with its headers
   Duration timeout{};          // timeout=: its own watchdog instead of --timeout; zero: none
+  // Made by a session for one call (--wsess with --wlog or --wset: the call's own URI, kept
+  // should the call go out again); not part of a template.
+  bool per_call = false;
 };
 
 // Calls sent together: the first, then the others once it is answered.
