@@ -92,6 +92,12 @@ Summary export_summary() {
   s.client_limited = true;
   s.lag_limit_ms = 10;
   s.samples = {{0, 5, 1490, 298, 1}, {5, 5, 1510, 302, 0}, {10, 2.5, 700, 280, 3}};
+  s.tls_run = true;
+  s.tls.full = 12;
+  s.tls.resumed = 188;
+  s.tls.handshake = {200, 0.9, 1.4, 2.2, 3.0, 3.1};
+  s.tls.protocol = "TLSv1.3";
+  s.tls.cipher = "TLS_AES_256_GCM_SHA384";
   s.sessions_run = true;
   s.sessions.completed = 9;
   s.sessions.failed = 1;
@@ -174,6 +180,14 @@ const std::vector<JsonField>& documented_fields() {
       {"/config/wlog_wrap", JsonType::boolean},
       {"/config/wset_files", JsonType::number_or_null},
       {"/config/wset_rate", JsonType::number_or_null},
+      {"/config/tls", JsonType::boolean},
+      {"/config/tls_server_name", JsonType::string_or_null},
+      {"/config/ssl_protocol", JsonType::string},
+      {"/config/ssl_ciphers", JsonType::string_or_null},
+      {"/config/tls_ciphersuites", JsonType::string_or_null},
+      {"/config/ssl_reuse", JsonType::boolean},
+      {"/config/ssl_verify", JsonType::boolean},
+      {"/config/ssl_ca_file", JsonType::string_or_null},
       {"/config/sessions", JsonType::integer},
       {"/config/session_think_s", JsonType::number_or_null},
       {"/config/wsess_calls", JsonType::number_or_null},
@@ -275,6 +289,9 @@ const std::vector<JsonField>& documented_fields() {
       {"/errors/parse_chunk", JsonType::integer},
       {"/errors/parse_other", JsonType::integer},
       {"/errors/unanswered", JsonType::integer},
+      {"/errors/tls_handshake", JsonType::integer},
+      {"/errors/tls_cert", JsonType::integer},
+      {"/errors/tls_alert", JsonType::integer},
       {"/latency_intended", JsonType::object},
       {"/latency_intended/count", JsonType::integer},
       {"/latency_intended/p50_ms", JsonType::number},
@@ -289,6 +306,19 @@ const std::vector<JsonField>& documented_fields() {
       {"/latency_actual/p99_ms", JsonType::number},
       {"/latency_actual/p99_9_ms", JsonType::number},
       {"/latency_actual/max_ms", JsonType::number},
+      {"/tls", JsonType::object},
+      {"/tls/used", JsonType::boolean},
+      {"/tls/handshakes_full", JsonType::integer},
+      {"/tls/handshakes_resumed", JsonType::integer},
+      {"/tls/protocol", JsonType::string},
+      {"/tls/cipher", JsonType::string},
+      {"/tls/handshake", JsonType::object},
+      {"/tls/handshake/count", JsonType::integer},
+      {"/tls/handshake/p50_ms", JsonType::number},
+      {"/tls/handshake/p90_ms", JsonType::number},
+      {"/tls/handshake/p99_ms", JsonType::number},
+      {"/tls/handshake/p99_9_ms", JsonType::number},
+      {"/tls/handshake/max_ms", JsonType::number},
       {"/connect_time", JsonType::object},
       {"/connect_time/count", JsonType::integer},
       {"/connect_time/p50_ms", JsonType::number},

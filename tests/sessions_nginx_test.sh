@@ -20,22 +20,8 @@ set -euo pipefail
 (($# == 1)) || { echo "usage: tests/sessions_nginx_test.sh RATEPERF_BIN" >&2; exit 2; }
 rateperf=$(realpath "$1")
 cd "$(dirname "$0")/.."
-for lib in scripts/lib/{packages,ports,servers,results}.sh; do
-  # shellcheck source=/dev/null
-  . "$lib"
-done
-export PATH=$PATH:/usr/sbin:/sbin
-
-work=$(mktemp -d)
-cleanup() { server_stop_all; rm -rf "$work"; }
-trap cleanup EXIT
-
-fail=0
-# check WHAT GOT WANT: a line "ok: ..." or "FAIL: ..." comparing two values as strings (a
-# figure missing from the JSON reads "?" and fails).
-check() {
-  if [[ $2 == "$3" ]]; then echo "ok: $1: $2"; else echo "FAIL: $1: $2, want $3"; fail=1; fi
-}
+# shellcheck source=tests/nginx_lib.sh
+. tests/nginx_lib.sh
 
 # The session file: two templates. One: a POST with two headers and think=0.2; a burst of three
 # GETs (/page1 with a query string and both headers, then indented /img1.png with no header and
@@ -57,30 +43,7 @@ cat >"$sessions" <<EOF
 /upload method=PUT contents='$big' header="X-Session: two" header='X-Step: big'
 EOF
 
-# (1) Usage errors need no server: the port is one where nothing listens, in case one is taken.
-closed=$(ports_free)
-# usage_error PATTERN ARG...: rateperf ARGs exit 2, print nothing on stdout, and on stderr the
-# project's one-line message, "rateperf: ..." matching the ERE PATTERN, followed only by the
-# pointer to --help that every usage error ends with. An option rateperf does not know fails:
-# its "unrecognised option" names the option too.
-usage_error() {
-  local pattern=$1 status=0 message
-  shift
-  timeout -k 2 10 "$rateperf" -q --server 127.0.0.1 --port "$closed" --timeout 1 "$@" \
-    >"$work/usage.out" 2>"$work/usage.err" || status=$?
-  message=$(grep -vx "Try 'rateperf --help'." "$work/usage.err" || true)
-  if ((status == 2)) && [[ ! -s $work/usage.out && $message == "rateperf: "* &&
-        $(wc -l <<<"$message") == 1 ]] && grep -qE -e "$pattern" <<<"$message" &&
-     ! grep -qiE 'unrecogni[sz]ed option' <<<"$message"; then
-    echo "ok: rateperf $*: exit 2: $message"
-  else
-    echo "FAIL: rateperf $*: exit $status; want exit 2 and one line matching $pattern; stderr:"
-    head -c 400 "$work/usage.err"
-    fail=1
-  fi
-}
-# ere TEXT: TEXT as an ERE matching itself (a path of mktemp's has letters, digits, '.' and '/').
-ere() { printf '%s' "${1//./\\.}"; }
+# (1) Usage errors, which need no server (usage_error: tests/nginx_lib.sh).
 printf '# a comment\n/a\n/b foo=1\n' >"$work/unknown.log"
 usage_error "^rateperf: $(ere "$work/unknown.log"):3: .*foo" \
   --wsesslog 1,0,"$work/unknown.log" --rate 10
@@ -108,18 +71,8 @@ for _ in 1 2 3; do
   port2=$(ports_free)
   [[ $port2 != "$port" ]] || continue
   cat >"$dir/nginx.conf" <<EOF
-daemon off;
-master_process off;
-worker_processes 1;
-error_log $dir/error.log warn;
-pid $dir/nginx.pid;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  keepalive_requests 10000;
-  keepalive_timeout 60s;
+$(nginx_conf_head "$dir")
   client_body_buffer_size 64k;
-$(nginx_temp_paths "$dir/tmp")
   log_format s escape=json '\$connection \$request_method \$request_uri "\$http_x_session" "\$http_x_step" \$content_length "\$request_body" \$status';
   server {
     listen 127.0.0.1:$port;
@@ -132,16 +85,9 @@ $(nginx_temp_paths "$dir/tmp")
   }
 }
 EOF
-  server_start "$dir/stderr" nginx -e "$dir/error.log" -p "$dir" -c "$dir/nginx.conf"
-  nginx_pid=$server_pid
-  nginx_answers "$dir" 10 "$port" /ok && break
-  nginx_pid=
+  nginx_run "$dir" "$port" /ok && break
 done
-if [[ -z $nginx_pid ]]; then
-  echo "FAIL: nginx did not start:"
-  cat "$dir/stderr" "$dir/error.log" 2>/dev/null | tail -n 10
-  exit 1
-fi
+nginx_require "$dir"
 echo "nginx $(nginx -v 2>&1 | sed 's/^nginx version: //') (pid $nginx_pid) on 127.0.0.1:$port," \
   "proxying to 127.0.0.1:$port2"
 
@@ -298,14 +244,4 @@ run_case wsesslog wsesslog 21 6 2:3,5:3 0.2 --wsesslog 6,0.1,"$sessions" --rate 
 # 5 sessions of 4 calls with 0.1 s between them: 20 requests, lifetime at least 0.3 s.
 run_case wsess wsess 20 5 4:5 0.3 --wsess 5,4,0.1 --rate 10 --uri /ok
 
-if grep -qE '\[(error|crit|alert|emerg)\]' "$dir/error.log"; then
-  echo "FAIL: nginx logged errors:"; grep -E '\[(error|crit|alert|emerg)\]' "$dir/error.log" |
-    head -n 5; fail=1
-else
-  echo "ok: nginx logged no error"
-fi
-if kill -0 "$nginx_pid" 2>/dev/null; then echo "ok: nginx still running"; else
-  echo "FAIL: nginx exited:"; tail -n 5 "$dir/error.log"; fail=1
-fi
-echo "sessions_nginx: $( ((fail)) && echo FAILED || echo passed)"
-exit "$fail"
+nginx_finish sessions_nginx "$dir"

@@ -127,8 +127,8 @@ TEST_SUITE("cli") {
   }
 
   TEST_CASE("bad URLs exit with status 2, naming the URL") {
-    check_usage_error({"https://127.0.0.1/"},
-                      "URL 'https://127.0.0.1/': only http:// URLs are supported");
+    check_usage_error({"gopher://127.0.0.1/"},
+                      "URL 'gopher://127.0.0.1/': only http:// and https:// URLs are supported");
     check_usage_error({"ftp://127.0.0.1/"}, "URL 'ftp://127.0.0.1/'");
     check_usage_error({"foo"}, "URL 'foo'");
     check_usage_error({"http://127.0.0.1:0/"}, "URL 'http://127.0.0.1:0/'");
@@ -153,7 +153,12 @@ TEST_SUITE("cli") {
                                  "--max-piped-calls", "--request-rate", "--connections",
                                  "--requests",      "--duration",       "--no-host-hdr",
                                  "--close-with-reset", "--print-request[=header|body]",
-                                 "--print-reply[=header|body]", "--wlog B,FILE", "--wset N,X"}) {
+                                 "--print-reply[=header|body]", "--wlog B,FILE", "--wset N,X",
+                                 "--wsess N1,N2,X", "--wsesslog N,X,FILE", "--max-connections N",
+                                 "--failure-status S", "--retry-on-failure", "--session-cookies",
+                                 "--ssl", "--tls-server-name NAME", "--ssl-protocol P",
+                                 "--ssl-ciphers LIST", "--tls-ciphersuites LIST", "--ssl-no-reuse",
+                                 "--ssl-verify", "--ssl-ca-file FILE", "https://"}) {
         CAPTURE(option);
         CHECK(r.out.find(option) != std::string::npos);
       }

@@ -164,12 +164,11 @@ TEST_SUITE("options") {
     }
   }
 
-  TEST_CASE("URLs other than http:// are refused, naming the URL") {
-    for (const char* url :
-         {"https://example.org/", "ftp://example.org/", "foo", "example.org:80"}) {
+  TEST_CASE("URLs other than http:// and https:// are refused, naming the URL") {
+    for (const char* url : {"httpx://example.org/", "ftp://example.org/", "foo", "example.org:80"}) {
       CAPTURE(url);
       CHECK(usage_error({url}) ==
-            "URL '" + std::string(url) + "': only http:// URLs are supported");
+            "URL '" + std::string(url) + "': only http:// and https:// URLs are supported");
     }
     CHECK(usage_error({"http://"}) == "URL 'http://': no host");
     CHECK(usage_error({"http://h:0/"}) == "URL 'http://h:0/': the port must be within 1..65535");
@@ -224,6 +223,6 @@ TEST_SUITE("options") {
           "URL 'http://user:pw@h/': user names and passwords are not supported");
     CHECK(url_error("http://h/a b") ==
           "URL 'http://h/a b': must not contain spaces or control characters");
-    CHECK(url_error("http:/h/") == "URL 'http:/h/': only http:// URLs are supported");
+    CHECK(url_error("http:/h/") == "URL 'http:/h/': only http:// and https:// URLs are supported");
   }
 }

@@ -70,6 +70,25 @@ nginx_ensure() {
   fi
 }
 
+# nginx_conf_head DIR: the opening lines of a test's nginx.conf, up to the inside of its http
+# block: one process, no daemon, its files under DIR, no access log, and persistent connections
+# that nginx does not close within a test's runs. The caller writes the rest and the closing '}'.
+nginx_conf_head() {
+  cat <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+error_log $1/error.log warn;
+pid $1/nginx.pid;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 10000;
+  keepalive_timeout 60s;
+$(nginx_temp_paths "$1/tmp")
+EOF
+}
+
 # nginx_temp_paths DIR: the lines of an nginx http block that put its temporary files in DIR, so
 # that our nginx needs nothing writable in /var/lib/nginx.
 nginx_temp_paths() {

@@ -30,6 +30,12 @@ std::string_view error_label(ErrorKind kind) {
       return "parse-other";
     case ErrorKind::unanswered:
       return "unanswered";
+    case ErrorKind::tls_handshake:
+      return "tls-handshake";
+    case ErrorKind::tls_certificate:
+      return "tls-cert";
+    case ErrorKind::tls_alert:
+      return "tls-alert";
     case ErrorKind::count_:
       break;
   }

@@ -29,6 +29,9 @@ enum class ErrorKind : std::uint8_t {
   // keep-alive, or a close before any byte of this call's reply), or an earlier call of the
   // connection failed; the call was never sent, or sent and never answered.
   unanswered,
+  tls_handshake,    // the TLS handshake failed (a peer that is not TLS, no common protocol)
+  tls_certificate,  // --ssl-verify rejected the server's certificate
+  tls_alert,        // the server ended the handshake with a fatal TLS alert
   count_,
 };
 

@@ -31,7 +31,13 @@ ErrorKind parse_error_kind(http::ParseError error) {
 }  // namespace
 
 Connection::Connection(ConnectionContext& context)
-    : context_(context), tcp_(context.socket_options), calls_(context.workload.max_in_flight) {
+    : context_(context),
+      tcp_(context.socket_options),
+      tls_(context.tls != nullptr
+               ? std::make_unique<net::TlsTransport>(context.socket_options, *context.tls)
+               : nullptr),
+      transport_(tls_ ? static_cast<net::Transport&>(*tls_) : tcp_),
+      calls_(context.workload.max_in_flight) {
   watchdog_.bind<&Connection::on_watchdog>(*this);
   parser_.capture_cookies(context.workload.sessions && context.workload.sessions->cookies);
 }
@@ -94,7 +100,7 @@ bool Connection::connect(TimePoint now) {
     fail(net::error_from_errno(opened.error), now);
     return false;
   }
-  if (opened.connected) context_.collector.connected(Clock::now() - connect_start_);
+  if (opened.connected) note_connected(opened, Clock::now());
   // The requests are tried at once (by the caller): on loopback and fast links the handshake is
   // often complete by the time connect() returns EINPROGRESS, and then neither it nor the
   // request needs a wake-up of its own.
@@ -131,7 +137,8 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
   const TimePoint now = Clock::now();
   const bool sending = connection->unsent_ < connection->calls_.size();
   bool ended = false;
-  if ((what & EV_WRITE) && sending) {
+  // A TLS handshake that held the request back goes on with the server's answer: a read edge.
+  if (sending && ((what & EV_WRITE) || connection->transport_.write_waits_for_read())) {
     ended = !connection->flush(now);
   } else if ((what & EV_WRITE) && !connection->transport_.connected()) {
     // A connection opened ahead of its requests: the handshake ended.
@@ -140,7 +147,7 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
       connection->fail(net::error_from_errno(done.error), now);
       ended = true;
     } else if (done.connected) {
-      connection->context_.collector.connected(now - connection->connect_start_);
+      connection->note_connected(done, now);
       connection->register_events(false);
     }
   }
@@ -233,6 +240,7 @@ bool Connection::flush(TimePoint now) {
                                    ? send_buffer_.size() - send_front_ - first_sent
                                    : (calls_.size() - unsent_) * work.request.size() - first_sent;
     const net::IoResult wrote = transport_.write(bytes, length, now);
+    if (wrote.connected) note_connected(wrote, now);
     if (wrote.status == net::IoStatus::failed) {
       server_closed(net::error_from_errno(wrote.error), now);
       return false;
@@ -243,7 +251,6 @@ bool Connection::flush(TimePoint now) {
       touch(now);
       return true;
     }
-    if (wrote.connected) context_.collector.connected(now - connect_start_);
     // Hands the bytes written to the calls they belong to, in order.
     std::size_t left = wrote.bytes;
     while (left > 0 && unsent_ < calls_.size()) {
@@ -288,6 +295,11 @@ void Connection::on_readable(TimePoint now, bool peer_closed) {
   const std::span<char> buffer = context_.read_buffer;
   for (;;) {
     const net::IoResult got = transport_.read(buffer.data(), buffer.size(), now);
+    if (got.connected) {
+      // A TLS handshake ended in the read: the requests it held back go now.
+      note_connected(got, now);
+      if (unsent_ < calls_.size() && !flush(now)) return;
+    }
     switch (got.status) {
       case net::IoStatus::done:
         if (take_bytes(buffer.data(), got.bytes, got.at)) return;
@@ -395,6 +407,14 @@ bool Connection::reply_done(TimePoint now) {
     burst_left_ = std::min(context_.workload.burst_length, calls_not_started());
   }
   return burst_left_ > 0 && !start_burst_calls(now);
+}
+
+void Connection::note_connected(const net::IoResult& result, TimePoint now) {
+  context_.collector.connected(now - connect_start_);
+  if (tls_) {
+    context_.collector.tls_handshake(result.handshake, result.resumed, tls_->protocol(),
+                                     tls_->cipher());
+  }
 }
 
 void Connection::touch(TimePoint now) {

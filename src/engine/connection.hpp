@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <memory>
 #include <string>
 
 #include "core/errors.hpp"
@@ -103,6 +104,8 @@ class Connection {
   // Acts on a complete reply of the front call; true when the connection ended.
   bool reply_done(TimePoint now);
   void touch(TimePoint now);  // pushes the watchdog back after I/O
+  // The transport said it is connected (TLS: its handshake is over): counted once.
+  void note_connected(const net::IoResult& result, TimePoint now);
   void register_events(bool want_write);
   // Calls of httperf's workload not yet queued (none in request mode).
   std::uint64_t calls_not_started() const;
@@ -115,10 +118,11 @@ class Connection {
   void close_and_release(TimePoint now);
 
   ConnectionContext& context_;
-  // Plain TCP, kept inside the pooled connection; the connection only uses it through the
-  // Transport interface, so that another transport (TLS) can take its place.
+  // Plain TCP, kept inside the pooled connection, or TLS when the run speaks it; the connection
+  // only uses them through the Transport interface.
   net::TcpTransport tcp_;
-  net::Transport& transport_ = tcp_;
+  std::unique_ptr<net::TlsTransport> tls_;
+  net::Transport& transport_;
   Timer watchdog_;
   event event_{};
   bool event_added_ = false;

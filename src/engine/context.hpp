@@ -7,6 +7,7 @@
 #include "http/response_parser.hpp"
 #include "net/endpoint.hpp"
 #include "net/socket_options.hpp"
+#include "net/tls.hpp"
 #include "stats/collector.hpp"
 #include "workload/workload.hpp"
 
@@ -48,6 +49,7 @@ struct ConnectionContext {
   std::uint64_t& buffer_refusals;  // sockets on which the kernel refused a buffer size
   ConnectionOwner& owner;
   CallPrinter* printer = nullptr;  // --print-request/--print-reply; none: nothing is printed
+  net::TlsContext* tls = nullptr;  // TLS (--ssl): the worker's client context; none: plain TCP
 };
 
 }  // namespace rateperf::engine

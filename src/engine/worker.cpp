@@ -19,6 +19,31 @@ constexpr Duration kProgressInterval = std::chrono::seconds(1);
 
 }  // namespace
 
+net::TlsSettings tls_settings_of(const options::Config& config) {
+  net::TlsSettings settings;
+  settings.server_name = config.tls_server_name.empty() ? config.server : config.tls_server_name;
+  static constexpr struct {
+    const char* name;
+    int version;
+  } kVersions[] = {{"TLSv1.0", TLS1_VERSION},
+                   {"TLSv1.1", TLS1_1_VERSION},
+                   {"TLSv1.2", TLS1_2_VERSION},
+                   {"TLSv1.3", TLS1_3_VERSION}};
+  for (const auto& known : kVersions) {
+    if (config.ssl_protocol == known.name) settings.min_version = settings.max_version = known.version;
+  }
+  settings.ciphers = config.ssl_ciphers;
+  // OpenSSL 3 allows TLS 1.0 and 1.1 only at security level 0.
+  if (settings.ciphers.empty() && settings.max_version != 0 && settings.max_version < TLS1_2_VERSION) {
+    settings.ciphers = "DEFAULT:@SECLEVEL=0";
+  }
+  settings.ciphersuites = config.tls_ciphersuites;
+  settings.reuse_sessions = config.ssl_reuse;
+  settings.verify = config.ssl_verify;
+  settings.ca_file = config.ssl_ca_file;
+  return settings;
+}
+
 Worker::Worker(const WorkerSetup& setup)
     : config_(setup.config),
       share_(setup.share),
@@ -28,6 +53,8 @@ Worker::Worker(const WorkerSetup& setup)
       loop_(setup.config.timing),
       socket_options_{setup.config.send_buffer_bytes, setup.config.recv_buffer_bytes,
                     setup.workload.max_in_flight > 1, setup.config.close_with_reset},
+      tls_(setup.config.tls ? std::make_unique<net::TlsContext>(tls_settings_of(setup.config))
+                            : nullptr),
       read_buffer_(kReadBufferBytes),
       result_(stats::Collector(setup.gauge)),
       context_{.loop = loop_,
@@ -40,7 +67,8 @@ Worker::Worker(const WorkerSetup& setup)
                .socket_options = socket_options_,
                .buffer_refusals = result_.buffer_refusals,
                .owner = *this,
-               .printer = setup.printer},
+               .printer = setup.printer,
+               .tls = tls_.get()},
       connections_(context_) {
   stop_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (stop_fd_ < 0) throw std::runtime_error("eventfd failed");

@@ -32,6 +32,9 @@ class SampleSink {
   ~SampleSink() = default;
 };
 
+// The TLS settings the options ask for (--ssl and the options after it).
+net::TlsSettings tls_settings_of(const options::Config& config);
+
 // What a worker is given: its share of the run and where the run's common parts are.
 struct WorkerSetup {
   const options::Config& config;
@@ -122,6 +125,7 @@ class Worker final : private ConnectionOwner, private SessionOwner {
   TimePoint last_sample_at_{};
 
   net::SocketOptions socket_options_;
+  std::unique_ptr<net::TlsContext> tls_;  // TLS (--ssl): this worker's client context
   std::vector<char> read_buffer_;
   WorkerResult result_;
   ConnectionContext context_;

@@ -61,7 +61,8 @@ std::string render_request(const options::Config& config, const RequestParts& pa
       if (ipv6) out.append("[");
       out.append(config.server);
       if (ipv6) out.append("]");
-      if (config.port != 80) out.append(":").append(std::to_string(config.port));
+      // Without the scheme's own port (80, or 443 for https), as browsers send it.
+      if (config.port != (config.tls ? 443 : 80)) out.append(":").append(std::to_string(config.port));
     }
     out.append("\r\n");
   }

@@ -2,6 +2,8 @@
 
 #include <cerrno>
 
+#include "net/tls.hpp"
+
 namespace rateperf::net {
 
 ErrorKind error_from_errno(int err) {
@@ -19,6 +21,12 @@ ErrorKind error_from_errno(int err) {
       return ErrorKind::addrunavail;
     case ENFILE:
       return ErrorKind::ftab_full;
+    case kTlsHandshakeFailed:
+      return ErrorKind::tls_handshake;
+    case kTlsCertificateRejected:
+      return ErrorKind::tls_certificate;
+    case kTlsAlert:
+      return ErrorKind::tls_alert;
     default:
       return ErrorKind::other;
   }

@@ -23,6 +23,10 @@ struct IoResult {
   // The transport learnt in this call that the connection is established (the handshake of a
   // non-blocking connect completed); reported once, with the call's time.
   bool connected = false;
+  // TLS: the handshake completed in this call (with `connected`): its time from the
+  // ClientHello to the end, and whether the session was resumed.
+  Duration handshake{};
+  bool resumed = false;
   // read: when the bytes were read. The time of the readiness event for now; a transport that
   // asks the kernel for receive timestamps can give the packet's own time instead.
   TimePoint at{};
@@ -53,6 +57,9 @@ class Transport {
   // The kernel refused a socket option of the last connect() (a buffer size): counted, never
   // fatal.
   virtual bool options_refused() const = 0;
+  // A write returned `again` until the peer answers (a TLS handshake in progress): the next
+  // read edge, not only a write edge, should retry it.
+  virtual bool write_waits_for_read() const { return false; }
 };
 
 }  // namespace rateperf::net

@@ -120,6 +120,16 @@ struct Config {
   bool retry_on_failure = false;      // --retry-on-failure: send such a call again instead
   bool session_cookies = false;       // --session-cookies: replay a session's Set-Cookie
 
+  // TLS (--ssl, or an https:// URL; port 443 unless one is named).
+  bool tls = false;
+  std::string tls_server_name;  // --tls-server-name: SNI (and the name verified); empty: --server
+  std::string ssl_protocol = "auto";  // --ssl-protocol: auto, TLSv1.0 .. TLSv1.3 (only that one)
+  std::string ssl_ciphers;            // --ssl-ciphers: TLS 1.2 cipher list; empty: OpenSSL's
+  std::string tls_ciphersuites;       // --tls-ciphersuites: TLS 1.3 suites; empty: OpenSSL's
+  bool ssl_reuse = true;              // resume sessions (--ssl-no-reuse: off)
+  bool ssl_verify = false;            // --ssl-verify: check the certificate
+  std::string ssl_ca_file;            // --ssl-ca-file: CA certificates for --ssl-verify
+
   // --close-with-reset: the client's close sends a reset (SO_LINGER with a zero timeout) instead
   // of a FIN, as httperf's option does: the connection leaves no TIME_WAIT socket behind.
   bool close_with_reset = false;

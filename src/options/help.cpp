@@ -64,7 +64,7 @@ std::string help_text() {
   }
 
   std::string out =
-      "Usage: rateperf [OPTION]... [http://HOST[:PORT][/PATH[?QUERY]]]\n"
+      "Usage: rateperf [OPTION]... [http[s]://HOST[:PORT][/PATH[?QUERY]]]\n"
       "Open-loop HTTP benchmark: starts connections at a fixed rate whatever the server does,\n"
       "and reports in httperf's format.\n";
   for (const auto& [name, description] : rows) {
@@ -80,9 +80,9 @@ std::string help_text() {
       "  e T1               exponential gaps with mean T1 (Poisson arrivals)\n"
       "  u T1,T2            gaps uniform in [T1,T2)\n"
       "  v T1,D1,T2,D2...   gap T1 for D1 seconds, then T2 for D2 seconds..., cycling\n"
-      "\nURL form: a URL argument sets --server, --port (default 80) and --uri (default /);\n"
-      "an IPv6 address goes in brackets (http://[::1]:8080/). Options given explicitly\n"
-      "override the URL's parts. Only http:// is supported.\n"
+      "\nURL form: a URL argument sets --server, --port (default 80; https://: 443, and TLS)\n"
+      "and --uri (default /); an IPv6 address goes in brackets (http://[::1]:8080/). Options\n"
+      "given explicitly override the URL's parts. http:// and https:// are supported.\n"
       "\nExample: rateperf --server 127.0.0.1 --port 8080 --rate 300 --num-conns 40000 --timeout "
       "5\n";
   return out;

@@ -78,6 +78,17 @@ void check_sessions(const Config& config, const std::set<std::string_view>& seen
   }
 }
 
+// The TLS options need TLS (--ssl or an https:// URL); their values are checked by OpenSSL before
+// the run (net::check_tls_settings).
+void check_tls(const Config& config, const std::set<std::string_view>& seen) {
+  if (config.tls) return;
+  for (const std::string_view name : {"tls-server-name", "ssl-protocol", "ssl-ciphers",
+                                      "tls-ciphersuites", "ssl-no-reuse", "ssl-verify",
+                                      "ssl-ca-file"}) {
+    if (seen.count(name) != 0) fail("--" + std::string(name), "needs --ssl or an https:// URL");
+  }
+}
+
 }  // namespace
 
 Parsed parse(int argc, const char* const* argv) {
@@ -143,7 +154,9 @@ Parsed parse(int argc, const char* const* argv) {
     config.server = url.host;
     config.port = url.port;
     config.uri = url.target;
+    config.tls = url.tls;
   }
+  const bool port_named = seen.count("port") != 0 || (urls.size() == 1 && parse_url(urls[0]).has_port);
   if (seen.count("rate") != 0 && seen.count("period") != 0) {
     throw UsageError("--rate and --period are exclusive");
   }
@@ -157,6 +170,9 @@ Parsed parse(int argc, const char* const* argv) {
   }
 
   check_request_mode(config, seen);
+  check_tls(config, seen);
+  // TLS's port, unless one is named.
+  if (config.tls && !port_named) config.port = 443;
   check_sessions(config, seen);
   // Each call's URI comes from one place.
   if (seen.count("wlog") != 0 && seen.count("wset") != 0) fail("--wset", "not with --wlog (each call takes its URI from one of them)");

@@ -1,5 +1,6 @@
 #include "options/table.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdio>
@@ -88,6 +89,8 @@ json given_or_null(const std::optional<std::uint32_t>& value) {
 
 constexpr std::array<std::string_view, 2> kHttpVersions = {"1.0", "1.1"};
 constexpr std::array<std::string_view, 2> kPrintParts = {"header", "body"};
+constexpr std::array<std::string_view, 5> kSslProtocols = {"auto", "TLSv1.0", "TLSv1.1", "TLSv1.2",
+                                                          "TLSv1.3"};
 constexpr std::array<std::string_view, 4> kTimings = {"auto", "sleep", "hybrid", "spin"};
 
 void apply_timing(Config& c, std::string_view v) {
@@ -432,6 +435,68 @@ const std::array kOptions = {
     .json = [](const Config& c, json& j) { j["recv_buffer_bytes"] = given_or_null(c.recv_buffer_bytes); }},
 
   // Output. Where results go is not part of the run: not echoed, not in the document.
+  OptionSpec{.name = "ssl", .group = Group::tls,
+    .help = "speak TLS (HTTPS), as an https:// URL does; port 443 unless one is named",
+    .apply = [](Config& c, std::string_view) { c.tls = true; },
+    .echo_rank = 126, .echo = [](const Config& c, std::string& l) { if (c.tls) add(l, "--ssl"); },
+    .json = [](const Config& c, json& j) { j["tls"] = c.tls; }},
+  OptionSpec{.name = "tls-server-name", .group = Group::tls, .kind = ValueKind::host,
+    .value_name = "NAME", .help = "the name sent as SNI and verified (default: --server's, unless an address)",
+    .apply = [](Config& c, std::string_view v) { c.tls_server_name = check_host("--tls-server-name", v); },
+    .echo_rank = 127, .echo = [](const Config& c, std::string& l) {
+      if (!c.tls_server_name.empty()) add(l, "--tls-server-name=" + c.tls_server_name); },
+    .json = [](const Config& c, json& j) {
+      j["tls_server_name"] = c.tls_server_name.empty() ? json(nullptr) : json(c.tls_server_name); }},
+  OptionSpec{.name = "ssl-protocol", .group = Group::tls, .kind = ValueKind::choice,
+    .value_name = "P", .help = "auto, or only TLSv1.0, TLSv1.1, TLSv1.2 or TLSv1.3 (default auto)",
+    .choices = kSslProtocols,
+    .apply = [](Config& c, std::string_view v) {
+      if (std::find(kSslProtocols.begin(), kSslProtocols.end(), v) == kSslProtocols.end()) {
+        fail("--ssl-protocol", "expected auto, TLSv1.0, TLSv1.1, TLSv1.2 or TLSv1.3 (got " + quoted(v) + ")");
+      }
+      c.ssl_protocol = std::string(v); },
+    .echo_rank = 128, .echo = [](const Config& c, std::string& l) {
+      if (c.ssl_protocol != "auto") add(l, "--ssl-protocol=" + c.ssl_protocol); },
+    .json = [](const Config& c, json& j) { j["ssl_protocol"] = c.ssl_protocol; }},
+  OptionSpec{.name = "ssl-ciphers", .group = Group::tls, .kind = ValueKind::text,
+    .value_name = "LIST", .help = "TLS 1.2 cipher list, OpenSSL's syntax (default OpenSSL's)",
+    .apply = [](Config& c, std::string_view v) {
+      if (v.empty()) fail("--ssl-ciphers", "the cipher list is empty");
+      c.ssl_ciphers = std::string(v); },
+    .echo_rank = 129, .echo = [](const Config& c, std::string& l) {
+      if (!c.ssl_ciphers.empty()) add(l, "--ssl-ciphers=" + c.ssl_ciphers); },
+    .json = [](const Config& c, json& j) {
+      j["ssl_ciphers"] = c.ssl_ciphers.empty() ? json(nullptr) : json(c.ssl_ciphers); }},
+  OptionSpec{.name = "tls-ciphersuites", .group = Group::tls, .kind = ValueKind::text,
+    .value_name = "LIST", .help = "TLS 1.3 ciphersuites, colon-separated (default OpenSSL's)",
+    .apply = [](Config& c, std::string_view v) {
+      if (v.empty()) fail("--tls-ciphersuites", "the list is empty");
+      c.tls_ciphersuites = std::string(v); },
+    .echo_rank = 131, .echo = [](const Config& c, std::string& l) {
+      if (!c.tls_ciphersuites.empty()) add(l, "--tls-ciphersuites=" + c.tls_ciphersuites); },
+    .json = [](const Config& c, json& j) {
+      j["tls_ciphersuites"] = c.tls_ciphersuites.empty() ? json(nullptr) : json(c.tls_ciphersuites); }},
+  OptionSpec{.name = "ssl-no-reuse", .group = Group::tls,
+    .help = "a full handshake on every connection (default: resume the last session)",
+    .apply = [](Config& c, std::string_view) { c.ssl_reuse = false; },
+    .echo_rank = 132, .echo = [](const Config& c, std::string& l) {
+      if (!c.ssl_reuse) add(l, "--ssl-no-reuse"); },
+    .json = [](const Config& c, json& j) { j["ssl_reuse"] = c.ssl_reuse; }},
+  OptionSpec{.name = "ssl-verify", .group = Group::tls,
+    .help = "check the server's certificate and name (default: not checked)",
+    .apply = [](Config& c, std::string_view) { c.ssl_verify = true; },
+    .echo_rank = 133, .echo = [](const Config& c, std::string& l) {
+      if (c.ssl_verify) add(l, "--ssl-verify"); },
+    .json = [](const Config& c, json& j) { j["ssl_verify"] = c.ssl_verify; }},
+  OptionSpec{.name = "ssl-ca-file", .group = Group::tls, .kind = ValueKind::file,
+    .value_name = "FILE", .help = "CA certificates (PEM) for --ssl-verify (default: the system's)",
+    .apply = [](Config& c, std::string_view v) {
+      if (v.empty()) fail("--ssl-ca-file", "the file name is empty");
+      c.ssl_ca_file = std::string(v); },
+    .echo_rank = 134, .echo = [](const Config& c, std::string& l) {
+      if (!c.ssl_ca_file.empty()) add(l, "--ssl-ca-file=" + c.ssl_ca_file); },
+    .json = [](const Config& c, json& j) {
+      j["ssl_ca_file"] = c.ssl_ca_file.empty() ? json(nullptr) : json(c.ssl_ca_file); }},
   OptionSpec{.name = "verbose", .short_name = 'v', .group = Group::output,
     .help = "print 5-s reply-rate samples on stderr, and ab's table (default off)",
     .repeatable = true, .apply = [](Config& c, std::string_view) { ++c.verbose; },
@@ -551,6 +616,8 @@ std::string_view group_caption(Group group) {
       return "Sessions";
     case Group::socket:
       return "Socket";
+    case Group::tls:
+      return "TLS";
     case Group::output:
       return "Output";
     case Group::thresholds:

@@ -32,7 +32,7 @@ enum class ValueKind {
 std::string_view timing_name(Timing timing);
 
 // The --help sections, in the order --help shows them.
-enum class Group { target, load, request, session, socket, output, thresholds, misc };
+enum class Group { target, load, request, session, socket, tls, output, thresholds, misc };
 
 // How the echoed command line is built: each option appends its words, or nothing.
 using EchoFn = void (*)(const Config& config, std::string& line);

@@ -13,12 +13,18 @@ Url parse_url(std::string_view url) {
   auto fail_url = [&](const std::string& problem) {
     throw UsageError("URL " + quoted(url) + ": " + problem);
   };
-  constexpr std::string_view scheme = "http://";
-  bool is_http = url.size() >= scheme.size();
-  for (std::size_t i = 0; is_http && i < scheme.size(); ++i) {
-    is_http = std::tolower(static_cast<unsigned char>(url[i])) == scheme[i];
-  }
-  if (!is_http) fail_url("only http:// URLs are supported");
+  const auto has_scheme = [&](std::string_view scheme) {
+    bool same = url.size() >= scheme.size();
+    for (std::size_t i = 0; same && i < scheme.size(); ++i) {
+      same = std::tolower(static_cast<unsigned char>(url[i])) == scheme[i];
+    }
+    return same;
+  };
+  Url parts;
+  parts.tls = has_scheme("https://");
+  if (parts.tls) parts.port = 443;
+  const std::string_view scheme = parts.tls ? "https://" : "http://";
+  if (!parts.tls && !has_scheme(scheme)) fail_url("only http:// and https:// URLs are supported");
   if (has_space_or_control(url)) fail_url("must not contain spaces or control characters");
 
   const std::string_view rest = url.substr(scheme.size());
@@ -28,7 +34,6 @@ Url parse_url(std::string_view url) {
   if (authority.find('@') != std::string_view::npos)
     fail_url("user names and passwords are not supported");
 
-  Url parts;
   std::string_view host;
   std::string_view port_text;
   bool has_port = false;
@@ -60,6 +65,7 @@ Url parse_url(std::string_view url) {
       fail_url("the port must be within 1..65535");
     }
     parts.port = static_cast<std::uint16_t>(port);
+    parts.has_port = true;
   }
   target = target.substr(0, target.find('#'));
   // A query alone asks for the root path. The target is built by appending because GCC 12 at -O3

@@ -189,6 +189,20 @@ constexpr std::array kColumns = {
            [](const Summary& s, const Config&) { return decimal(s.sessions.lifetime_avg_s); }},
     Column{"session_failtime_avg_s",
            [](const Summary& s, const Config&) { return decimal(s.sessions.failtime_avg_s); }},
+    // TLS (issue 17): zeros when the run spoke plain HTTP.
+    Column{"tls_handshakes_full", [](const Summary& s, const Config&) { return whole(s.tls.full); }},
+    Column{"tls_handshakes_resumed",
+           [](const Summary& s, const Config&) { return whole(s.tls.resumed); }},
+    Column{"tls_handshake_p50_ms",
+           [](const Summary& s, const Config&) { return decimal(s.tls.handshake.p50_ms); }},
+    Column{"tls_handshake_p99_ms",
+           [](const Summary& s, const Config&) { return decimal(s.tls.handshake.p99_ms); }},
+    Column{"tls_errors",
+           [](const Summary& s, const Config&) {
+             return whole(count_of(s.errors, ErrorKind::tls_handshake) +
+                          count_of(s.errors, ErrorKind::tls_certificate) +
+                          count_of(s.errors, ErrorKind::tls_alert));
+           }},
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "report/text_report.hpp"
 
 #include <cinttypes>
+#include <initializer_list>
 #include <cstdarg>
 #include <cstdio>
 #include <vector>
@@ -132,20 +133,32 @@ void append_served_within(std::string& out, const stats::Summary& s) {
   }
 }
 
-// rateperf's own lines. No label repeats one of httperf's labels ("Reply latency" is not
-// "Reply time", "Connect time" is not "Connection time", and the parse-error line is a third
-// "Errors:" line whose first label is not "total" or "fd-unavail"), so that parsers of
-// httperf's report, which match on labels, are not misled by them.
-void append_rateperf_lines(std::string& out, const stats::Summary& s) {
-  // The parse-error line is always printed, zeros included, so that parsers can rely on it.
+// An "Errors:" line of rateperf's with the count of each of `kinds`.
+void append_error_line(std::string& out, const stats::Summary& s,
+                       std::initializer_list<ErrorKind> kinds) {
   out += "Errors:";
-  for (const auto kind : {ErrorKind::parse_status, ErrorKind::parse_header, ErrorKind::parse_chunk,
-                          ErrorKind::parse_other, ErrorKind::unanswered}) {
+  for (const ErrorKind kind : kinds) {
     const auto label = error_label(kind);
     appendf(out, " %.*s %" PRIu64, static_cast<int>(label.size()), label.data(),
             count_of(s.errors, kind));
   }
   out += '\n';
+}
+
+// rateperf's own lines. No label repeats one of httperf's labels ("Reply latency" is not
+// "Reply time", "Connect time" is not "Connection time", and the parse-error line is a third
+// "Errors:" line whose first label is not "total" or "fd-unavail"), so that parsers of
+// httperf's report, which match on labels, are not misled by them.
+void append_rateperf_lines(std::string& out, const stats::Summary& s) {
+  // The parse-error line is always printed, zeros included, so that parsers can rely on it;
+  // TLS's kinds have a line of their own in TLS runs.
+  append_error_line(out, s,
+                    {ErrorKind::parse_status, ErrorKind::parse_header, ErrorKind::parse_chunk,
+                     ErrorKind::parse_other, ErrorKind::unanswered});
+  if (s.tls_run) {
+    append_error_line(out, s,
+                      {ErrorKind::tls_handshake, ErrorKind::tls_certificate, ErrorKind::tls_alert});
+  }
   out += '\n';
 
   append_percentiles(out, "Reply latency [ms]:", s.latency_intended, " (from intended start)");
@@ -155,6 +168,12 @@ void append_rateperf_lines(std::string& out, const stats::Summary& s) {
                        " (intended start to first byte sent)");
   }
   append_percentiles(out, "Connect time [ms]:", s.connect_time, "");
+  if (s.tls_run) {
+    append_percentiles(out, "TLS handshake [ms]:", s.tls.handshake, " (ClientHello to finished)");
+    appendf(out, "TLS: handshakes full %" PRIu64 " resumed %" PRIu64 ", protocol %s, cipher %s\n",
+            s.tls.full, s.tls.resumed, s.tls.protocol.empty() ? "-" : s.tls.protocol.c_str(),
+            s.tls.cipher.empty() ? "-" : s.tls.cipher.c_str());
+  }
   append_percentiles(out, "Response time [ms]:", s.response_time, "");
   appendf(out,
           "Client lag [ms]: p50 %.3f p99 %.3f max %.3f (%" PRIu64

@@ -114,6 +114,14 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   }
 
   const workload::Workload work = workload::from_config(config);
+  if (config.tls) {
+    // What OpenSSL refuses (an unknown cipher, a CA file without a certificate) stops the run
+    // before anything is sent, as a usage error.
+    if (const std::string problem = net::check_tls_settings(engine::tls_settings_of(config));
+        !problem.empty()) {
+      throw UsageError(problem);
+    }
+  }
   const auto gauge = std::make_shared<stats::OpenGauge>();
   std::unique_ptr<engine::CallPrinter> printer;
   if (config.print_request.any() || config.print_reply.any()) {
@@ -179,6 +187,7 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   info.offered_rate_per_s = config.period.sequential() ? 0 : config.period.rate_per_s;
   info.request_mode = config.request_mode;
   info.sessions = config.sessions > 0;
+  info.tls = config.tls;
   info.interrupted = watcher.interrupted();
   info.verbose = config.verbose > 0;
   info.start_time_utc = start_time_utc;

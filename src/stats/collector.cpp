@@ -77,6 +77,14 @@ void Collector::request_wait(Duration wait) {
   request_wait_.record(ns(wait));
 }
 
+void Collector::tls_handshake(Duration time, bool resumed, const char* protocol,
+                              const char* cipher) {
+  ++(resumed ? tls_resumed_ : tls_full_);
+  tls_handshake_.record(ns(time));
+  tls_protocol_ = protocol;
+  tls_cipher_ = cipher;
+}
+
 void Collector::session_ended(bool failed, Duration time, std::uint64_t replies,
                               std::uint64_t connections) {
   if (failed) {
@@ -129,6 +137,11 @@ void Collector::merge(const Collector& other) {
   latency_intended_.merge(other.latency_intended_);
   latency_actual_.merge(other.latency_actual_);
   request_wait_.merge(other.request_wait_);
+  tls_handshake_.merge(other.tls_handshake_);
+  tls_full_ += other.tls_full_;
+  tls_resumed_ += other.tls_resumed_;
+  if (tls_protocol_ == nullptr) tls_protocol_ = other.tls_protocol_;
+  if (tls_cipher_ == nullptr) tls_cipher_ = other.tls_cipher_;
   interval_replies_ += other.interval_replies_;
   interval_errors_ += other.interval_errors_;
   interval_sessions_ += other.interval_sessions_;

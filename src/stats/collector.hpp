@@ -87,6 +87,9 @@ class Collector {
   void error(ErrorKind kind, std::uint64_t count = 1);
   // Request mode: a request's first byte went out `wait` after its intended start.
   void request_wait(Duration wait);
+  // A TLS handshake completed in `time` (ClientHello to its end), resumed or full; `protocol`
+  // and `cipher` are OpenSSL's static names of what was negotiated.
+  void tls_handshake(Duration time, bool resumed, const char* protocol, const char* cipher);
   // A session ended, completed or failed, `time` after its start, with `replies` replies on
   // `connections` connections.
   void session_ended(bool failed, Duration time, std::uint64_t replies, std::uint64_t connections);
@@ -139,6 +142,13 @@ class Collector {
   Histogram latency_intended_;  // intended start -> reply complete
   Histogram latency_actual_;    // actual start -> reply complete
   Histogram request_wait_;      // request mode: intended start -> first byte sent
+
+  // TLS: handshakes and what they negotiated (the last one's names).
+  std::uint64_t tls_full_ = 0;
+  std::uint64_t tls_resumed_ = 0;
+  Histogram tls_handshake_;
+  const char* tls_protocol_ = nullptr;
+  const char* tls_cipher_ = nullptr;
 
   // Sessions: httperf's session figures.
   std::uint64_t sessions_completed_ = 0;

@@ -169,7 +169,8 @@ struct SummaryBuilder {
     s.errors_other_httperf = 0;
     for (const ErrorKind kind : {ErrorKind::other, ErrorKind::parse_status, ErrorKind::parse_header,
                                  ErrorKind::parse_chunk, ErrorKind::parse_other,
-                                 ErrorKind::unanswered}) {
+                                 ErrorKind::unanswered, ErrorKind::tls_handshake,
+                                 ErrorKind::tls_certificate, ErrorKind::tls_alert}) {
       s.errors_other_httperf += s.errors[static_cast<std::size_t>(kind)];
     }
 
@@ -212,6 +213,12 @@ struct SummaryBuilder {
       figures.errors = sample.errors;
       s.samples.push_back(figures);
     }
+    s.tls_run = run.tls;
+    s.tls.full = c.tls_full_;
+    s.tls.resumed = c.tls_resumed_;
+    s.tls.handshake = percentiles(c.tls_handshake_);
+    if (c.tls_protocol_ != nullptr) s.tls.protocol = c.tls_protocol_;
+    if (c.tls_cipher_ != nullptr) s.tls.cipher = c.tls_cipher_;
     s.sessions_run = run.sessions;
     if (run.sessions) s.sessions = session_figures(c, s.duration_s);
     s.start_time_utc = run.start_time_utc;

@@ -74,6 +74,15 @@ struct SessionFigures {
   std::vector<std::uint64_t> length_histogram;  // sessions by their replies: [0], [1], ...
 };
 
+// TLS (--ssl, https://): the handshakes and what they negotiated.
+struct TlsFigures {
+  std::uint64_t full = 0;     // full handshakes
+  std::uint64_t resumed = 0;  // resumed sessions (abbreviated handshakes)
+  Percentiles handshake;      // ClientHello to the handshake's end
+  std::string protocol;       // negotiated ("TLSv1.3"); empty: no handshake completed
+  std::string cipher;
+};
+
 // Everything a report prints about a finished run, as plain values: collectors and the run's
 // bookkeeping fill it (stats::summarize), reporters only format it. Units are in the names.
 struct Summary {
@@ -170,6 +179,9 @@ struct Summary {
 
   TimingFigures timing;
 
+  bool tls_run = false;  // the run spoke TLS: `tls` holds its figures
+  TlsFigures tls;
+
   bool sessions_run = false;  // the run made sessions: `sessions` holds their figures
   SessionFigures sessions;
 
@@ -199,6 +211,7 @@ struct RunInfo {
   double offered_rate_per_s = 0;  // the schedule's mean rate; 0: sequential
   bool request_mode = false;      // the schedule's arrivals are requests, not connections
   bool sessions = false;          // ... or sessions (--wsess, --wsesslog)
+  bool tls = false;               // the connections spoke TLS
   bool interrupted = false;
   bool verbose = false;        // the report shows ab's table of served-within times
   std::string start_time_utc;  // wall-clock time of the start, ISO 8601 UTC

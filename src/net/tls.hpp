@@ -1,0 +1,100 @@
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <string>
+
+#include "net/socket_options.hpp"
+#include "net/tcp_transport.hpp"
+#include "net/transport.hpp"
+
+namespace rateperf::net {
+
+// Error codes a TLS transport puts in IoResult::error, beside the errno values: each its own
+// error kind (error_from_errno).
+inline constexpr int kTlsHandshakeFailed = 100001;  // the handshake failed (no alert from the peer)
+inline constexpr int kTlsCertificateRejected = 100002;  // --ssl-verify rejected the certificate
+inline constexpr int kTlsAlert = 100003;  // the server sent a fatal alert (protocol, version...)
+
+// What the options ask of TLS, OpenSSL's terms.
+struct TlsSettings {
+  std::string server_name;   // SNI, and the name verified; empty: none (an address literal)
+  int min_version = 0;       // TLS1_2_VERSION...; 0: OpenSSL's defaults
+  int max_version = 0;
+  std::string ciphers;       // TLS 1.2 and below (SSL_CTX_set_cipher_list); empty: OpenSSL's
+  std::string ciphersuites;  // TLS 1.3 (SSL_CTX_set_ciphersuites); empty: OpenSSL's
+  bool reuse_sessions = true;  // resume the last session on each new connection
+  bool verify = false;         // check the server's certificate chain and name
+  std::string ca_file;         // with verify: the CA certificates (PEM); empty: the system's
+};
+
+// One worker's TLS client: an SSL_CTX and the last session the server gave, which each new
+// connection resumes (unless TlsSettings::reuse_sessions is off). Used on its worker's thread.
+class TlsContext {
+ public:
+  // Throws std::runtime_error naming what OpenSSL refused (a cipher list, a CA file).
+  explicit TlsContext(const TlsSettings& settings);
+  ~TlsContext();
+  TlsContext(const TlsContext&) = delete;
+  TlsContext& operator=(const TlsContext&) = delete;
+
+  // A new SSL on `fd`, client side, with SNI and the session to resume; nullptr when OpenSSL
+  // could not make one.
+  SSL* open(int fd);
+  const TlsSettings& settings() const { return settings_; }
+
+ private:
+  static int on_new_session(SSL* ssl, SSL_SESSION* session);
+
+  TlsSettings settings_;
+  SSL_CTX* ctx_ = nullptr;
+  SSL_SESSION* session_ = nullptr;  // the latest session received, owned
+};
+
+// Checks the settings before the run, on a throwaway context: returns the one-line reason
+// OpenSSL refuses them (an empty cipher list, a CA file that is missing or holds no
+// certificate), or an empty string.
+std::string check_tls_settings(const TlsSettings& settings);
+
+// TLS over a TcpTransport, non-blocking: the handshake runs inside the first write or read (or
+// finish_connect) and goes on at each readiness edge; "connected" is reported when it completes,
+// with its time and whether the session was resumed. A read returns everything OpenSSL can give
+// until the socket is drained (or the buffer full), so that a short read still means "nothing
+// more for now" as it does for TCP.
+class TlsTransport final : public Transport {
+ public:
+  TlsTransport(const SocketOptions& options, TlsContext& context)
+      : tcp_(options), context_(context) {}
+  ~TlsTransport() override;
+  TlsTransport(const TlsTransport&) = delete;
+  TlsTransport& operator=(const TlsTransport&) = delete;
+
+  IoResult connect(const Endpoint& to) override;
+  IoResult finish_connect() override;
+  IoResult write(const char* data, std::size_t length, TimePoint now) override;
+  IoResult read(char* buffer, std::size_t capacity, TimePoint now) override;
+  void close() override;
+
+  int fd() const override { return tcp_.fd(); }
+  bool connected() const override { return done_; }
+  bool options_refused() const override { return tcp_.options_refused(); }
+  // A write that waits for the handshake, which waits for the server: the next read edge, not a
+  // write edge, lets it go on.
+  bool write_waits_for_read() const override { return !done_ && ssl_ != nullptr; }
+  const char* protocol() const;  // of the last handshake ("TLSv1.3"), or ""
+  const char* cipher() const;
+
+ private:
+  // Drives the handshake: done (connected, reported once), again, or failed.
+  IoResult handshake(TimePoint now);
+  IoResult failure(int ssl_error, int ret);
+
+  TcpTransport tcp_;
+  TlsContext& context_;
+  SSL* ssl_ = nullptr;
+  bool done_ = false;
+  bool hello_sent_ = false;
+  TimePoint hello_at_{};
+};
+
+}  // namespace rateperf::net
