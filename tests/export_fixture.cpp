@@ -124,6 +124,7 @@ Config export_config() {
   c.period.rate_per_s = 300;
   c.period.steps = {{from_s(0.01), from_s(2)}, {from_s(0.005), from_s(3)}};
   c.num_conns = 40000;
+  c.myaddr = {"10.0.0.2-10.0.0.9"};
   c.num_calls = 1;
   c.timeout = from_s(5);
   c.think_timeout = from_s(0.25);
@@ -180,6 +181,10 @@ const std::vector<JsonField>& documented_fields() {
       {"/config/wlog_wrap", JsonType::boolean},
       {"/config/wset_files", JsonType::number_or_null},
       {"/config/wset_rate", JsonType::number_or_null},
+      {"/config/server_addresses", JsonType::string},
+      {"/config/myaddr", JsonType::array},
+      {"/config/myaddr[]", JsonType::string},
+      {"/config/hog", JsonType::boolean},
       {"/config/tls", JsonType::boolean},
       {"/config/tls_server_name", JsonType::string_or_null},
       {"/config/ssl_protocol", JsonType::string},

@@ -48,6 +48,36 @@ bool have(const std::string& program) {
   return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
 }
 
+// rateperf ARGS (after --server, --port, --rate 100, --timeout 2) in a network namespace of its
+// own: loopback up, 10 local ports, and a listener on 127.0.0.1:18999 that never accepts (its
+// backlog and the SYN retries hold every port the client takes) for 10 s, its output away from
+// the pipe that the run's end waits for.
+ProcessResult run_with_ten_ports(const std::vector<std::string>& args) {
+  REQUIRE_MESSAGE(::geteuid() == 0, "needs root (meson runs this suite through needs_netns.sh)");
+  for (const char* tool : {"unshare", "ip", "sysctl", "python3"}) {
+    REQUIRE_MESSAGE(have(tool), tool << " is missing (needs_netns.sh checks it)");
+  }
+  const std::string script =
+      "ip link set lo up && sysctl -q -w net.ipv4.ip_local_port_range='40000 40009' && "
+      "python3 -c 'import socket, time\n"
+      "s = socket.socket(); s.bind((\"127.0.0.1\", 18999)); s.listen(64)\n"
+      "print(\"up\", flush=True); time.sleep(10)' > listener.out 2>&1 & "
+      "i=0; until grep -q up listener.out 2>/dev/null || [ $i -ge 50 ]; do sleep 0.1; "
+      "i=$((i+1)); done";
+  char dir_template[] = "/tmp/rateperf-ports.XXXXXX";
+  REQUIRE(::mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template;
+  std::vector<std::string> command = {rateperf_binary(), "--server", "127.0.0.1", "--port",
+                                      "18999", "--rate", "100", "--timeout", "2"};
+  command.insert(command.end(), args.begin(), args.end());
+  std::vector<std::string> argv = {"unshare", "--net", "--"};
+  const auto inner = in_shell("cd " + dir + "; " + script, command);
+  argv.insert(argv.end(), inner.begin(), inner.end());
+  const ProcessResult run = run_process(argv, 60s);
+  std::system(("rm -rf " + dir).c_str());
+  return run;
+}
+
 }  // namespace
 
 TEST_SUITE("resources") {
@@ -91,29 +121,7 @@ TEST_SUITE("resources") {
   // Suite "ports", run by tests/needs_netns.sh, which skips it (exit 77) where it cannot run.
   TEST_CASE("out of local ports (a namespace with 10 of them): addrunavail" *
             doctest::test_suite("ports")) {
-    REQUIRE_MESSAGE(::geteuid() == 0, "needs root (meson runs this suite through needs_netns.sh)");
-    for (const char* tool : {"unshare", "ip", "sysctl", "python3"}) {
-      REQUIRE_MESSAGE(have(tool), tool << " is missing (needs_netns.sh checks it)");
-    }
-    // Inside a new network namespace: loopback up, 10 local ports, and a listener that never
-    // accepts (its backlog and the SYN retries hold every port the client takes).
-    const std::string script =
-        "ip link set lo up && sysctl -q -w net.ipv4.ip_local_port_range='40000 40009' && "
-        "python3 -c 'import socket, time\n"
-        "s = socket.socket(); s.bind((\"127.0.0.1\", 18999)); s.listen(64)\n"
-        "print(\"up\", flush=True); time.sleep(15)' > listener.out & "
-        "i=0; until grep -q up listener.out 2>/dev/null || [ $i -ge 50 ]; do sleep 0.1; "
-        "i=$((i+1)); done";
-    char dir_template[] = "/tmp/rateperf-ports.XXXXXX";
-    REQUIRE(::mkdtemp(dir_template) != nullptr);
-    const std::string dir = dir_template;
-    std::vector<std::string> argv = {"unshare", "--net", "--"};
-    const auto inner = in_shell("cd " + dir + " && " + script,
-                                {rateperf_binary(), "--server", "127.0.0.1", "--port", "18999", "--rate",
-                                 "100", "--num-conns", "30", "--timeout", "2"});
-    argv.insert(argv.end(), inner.begin(), inner.end());
-    const ProcessResult run = run_process(argv, 60s);
-    std::system(("rm -rf " + dir).c_str());
+    const ProcessResult run = run_with_ten_ports({"--num-conns", "30"});
     INFO(run.out << run.err);
     REQUIRE(run.exit_code == 0);
     CHECK(report_figure(run.out, "Total:", "connections") == 30);
@@ -124,6 +132,58 @@ TEST_SUITE("resources") {
     CHECK(addrunavail == 20);
     CHECK(timeouts == 10);
     CHECK(run.err.find("20 arrivals found no free local port (addrunavail") != std::string::npos);
+  }
+
+  TEST_CASE("--myaddr: each source address has the whole port range, one more arrival finds none" *
+            doctest::test_suite("ports")) {
+    // One source address: 10 connections held, the 11th addrunavail.
+    const ProcessResult one = run_with_ten_ports({"--num-conns", "11", "--myaddr", "127.0.0.2"});
+    INFO(one.out << one.err);
+    REQUIRE(one.exit_code == 0);
+    CHECK(report_figure(one.out, "Errors: total", "client-timo") == 10);
+    CHECK(report_figure(one.out, "Errors: fd-unavail", "addrunavail") == 1);
+    // Three: 30 held, the 31st addrunavail.
+    const ProcessResult three =
+        run_with_ten_ports({"--num-conns", "31", "--myaddr", "127.0.0.2-127.0.0.4"});
+    INFO(three.out << three.err);
+    REQUIRE(three.exit_code == 0);
+    CHECK(report_figure(three.out, "Errors: total", "client-timo") == 30);
+    CHECK(report_figure(three.out, "Errors: fd-unavail", "addrunavail") == 1);
+    CHECK(three.out.find("--myaddr=127.0.0.2-127.0.0.4") != std::string::npos);
+  }
+
+  TEST_CASE("--server-addresses all: a name with two addresses gets connections in turn" *
+            doctest::test_suite("ports")) {
+    REQUIRE_MESSAGE(::geteuid() == 0, "needs root (meson runs this suite through needs_netns.sh)");
+    // A namespace of its own for the network and the mounts: /etc/hosts gives multi.test two
+    // addresses, and a listener on every address of loopback answers each connection and
+    // writes the address it was reached at.
+    const std::string script =
+        "ip link set lo up && printf '127.0.0.1 multi.test\\n127.0.0.2 multi.test\\n' > hosts && "
+        "mount --bind hosts /etc/hosts && "
+        "timeout 10 python3 -c 'import socket, sys\n"
+        "s = socket.socket(); s.bind((\"0.0.0.0\", 18999)); s.listen(64)\n"
+        "print(\"up\", flush=True)\n"
+        "for _ in range(10):\n"
+        "    c, _ = s.accept(); c.recv(4096)\n"
+        "    c.sendall(b\"HTTP/1.1 200 OK\\r\\nContent-Length: 0\\r\\n\\r\\n\"); "
+        "sys.stderr.write(c.getsockname()[0] + \"\\n\"); c.close()' 2> reached.txt > listener.out & "
+        "i=0; until grep -q up listener.out 2>/dev/null || [ $i -ge 50 ]; do sleep 0.1; "
+        "i=$((i+1)); done; \"$0\" --server multi.test --port 18999 --server-addresses all "
+        "--num-conns 10 --rate 100 --timeout 2; wait; echo reached; sort reached.txt | uniq -c";
+    char dir_template[] = "/tmp/rateperf-addresses.XXXXXX";
+    REQUIRE(::mkdtemp(dir_template) != nullptr);
+    const std::string dir = dir_template;
+    const ProcessResult run = run_process(
+        {"unshare", "--net", "--mount", "--", "sh", "-c", "cd " + dir + "; " + script,
+         rateperf_binary()},
+        60s);
+    std::system(("rm -rf " + dir).c_str());
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(report_figure(run.out, "Total:", "replies") == 10);
+    CHECK(run.out.find("5 127.0.0.1\n") != std::string::npos);
+    CHECK(run.out.find("5 127.0.0.2\n") != std::string::npos);
   }
 
   TEST_CASE("SIGINT: the report and the JSON export of what was done, marked interrupted") {

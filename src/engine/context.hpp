@@ -5,6 +5,7 @@
 
 #include "core/clock.hpp"
 #include "http/response_parser.hpp"
+#include "net/addresses.hpp"
 #include "net/endpoint.hpp"
 #include "net/socket_options.hpp"
 #include "net/tls.hpp"
@@ -40,7 +41,7 @@ class ConnectionOwner {
 struct ConnectionContext {
   Loop& loop;
   stats::Collector& collector;
-  const net::Endpoint& endpoint;       // where to connect
+  net::Addresses& addresses;  // where to connect (and from where)
   const workload::Workload& workload;  // what each call sends
   std::span<char> read_buffer;  // shared by the worker's connections: reads are consumed at once
   Duration timeout{};           // the inactivity watchdog; zero: none

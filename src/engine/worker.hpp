@@ -13,6 +13,7 @@
 #include "engine/request_pool.hpp"
 #include "engine/session.hpp"
 #include "engine/timer.hpp"
+#include "net/addresses.hpp"
 #include "net/endpoint.hpp"
 #include "options/config.hpp"
 #include "schedule/work_source.hpp"
@@ -40,7 +41,8 @@ struct WorkerSetup {
   const options::Config& config;
   std::size_t share = 0;  // this worker is share `share` of `shares` of the schedule
   std::size_t shares = 1;
-  const std::vector<net::Endpoint>& endpoints;  // the first is where connections go
+  const std::vector<net::Endpoint>& endpoints;  // the server's (the first, or all in turn)
+  const std::vector<net::Endpoint>* sources = nullptr;  // --myaddr's addresses; none: the kernel's
   const workload::Workload& workload;
   std::shared_ptr<stats::OpenGauge> gauge;  // the run's count of open connections
   SampleSink* samples = nullptr;            // reply-rate samples as they close, if wanted
@@ -124,6 +126,7 @@ class Worker final : private ConnectionOwner, private SessionOwner {
   TimePoint start_{};
   TimePoint last_sample_at_{};
 
+  net::Addresses addresses_;
   net::SocketOptions socket_options_;
   std::unique_ptr<net::TlsContext> tls_;  // TLS (--ssl): this worker's client context
   std::vector<char> read_buffer_;

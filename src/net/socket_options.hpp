@@ -7,6 +7,8 @@
 
 namespace rateperf::net {
 
+class Addresses;
+
 // What each new socket is given: --send-buffer and --recv-buffer (SO_SNDBUF and SO_RCVBUF in
 // bytes, where given), SO_LINGER for --close-with-reset, and TCP_NODELAY for pipelined calls, where Nagle's algorithm would hold
 // a request back until the one before it is acknowledged (httperf sets it always; one
@@ -17,6 +19,8 @@ struct SocketOptions {
   bool no_delay = false;
   // --close-with-reset: SO_LINGER on with a zero timeout, so that close() sends a reset.
   bool reset_on_close = false;
+  // --myaddr, --hog: binds each socket before its connect; none: the kernel chooses.
+  Addresses* addresses = nullptr;
 };
 
 // Sets the options on a new socket. Returns false when the kernel refused a buffer size.

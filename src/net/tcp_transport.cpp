@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include "net/addresses.hpp"
+
 namespace rateperf::net {
 
 namespace {
@@ -28,6 +30,11 @@ IoResult TcpTransport::connect(const Endpoint& to) {
   fd_ = ::socket(to.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd_ < 0) return failed(errno);
   options_refused_ = !set_socket_options(fd_, options_);
+  if (options_.addresses != nullptr) {
+    if (const int error = options_.addresses->bind_source(fd_, to.family()); error != 0) {
+      return failed(error);
+    }
+  }
   if (::connect(fd_, reinterpret_cast<const sockaddr*>(&to.address), to.length) == 0) {
     connected_ = true;
     IoResult result;

@@ -158,17 +158,21 @@ IoResult TlsTransport::handshake(TimePoint now) {
   const int ret = SSL_do_handshake(ssl_);
   if (ret == 1) {
     done_ = true;
+    // From the ClientHello (written in this call, at `now`, if not in an earlier one) to now: a
+    // server on another core can answer within the call that wrote it.
+    const TimePoint end = Clock::now();
     IoResult result;
     result.status = IoStatus::done;
     result.connected = true;
-    result.handshake = hello_sent_ ? now - hello_at_ : Duration::zero();
+    result.handshake = end - (hello_sent_ ? hello_at_ : now);
     result.resumed = SSL_session_reused(ssl_) == 1;
-    result.at = now;
+    result.at = end;
     return result;
   }
   const int error = SSL_get_error(ssl_, ret);
   if (error == SSL_ERROR_WANT_READ) {
-    // The ClientHello went out (the TCP handshake is over): the TLS handshake's time starts.
+    // The ClientHello went out in this call (the TCP handshake is over): the TLS handshake's
+    // time starts.
     if (!hello_sent_) {
       hello_sent_ = true;
       hello_at_ = now;

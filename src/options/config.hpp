@@ -120,6 +120,14 @@ struct Config {
   bool retry_on_failure = false;      // --retry-on-failure: send such a call again instead
   bool session_cookies = false;       // --session-cookies: replay a session's Set-Cookie
 
+  // Where connections come from and go to: --myaddr specs (an address, or a range A1-A2) whose
+  // addresses the sockets bind to in turn; --hog: each socket binds a port of its own from 1024
+  // up; --server-addresses all: connections go to each address the server's name resolves to,
+  // in turn (otherwise to the first).
+  std::vector<std::string> myaddr;
+  bool hog = false;
+  bool all_server_addresses = false;
+
   // TLS (--ssl, or an https:// URL; port 443 unless one is named).
   bool tls = false;
   std::string tls_server_name;  // --tls-server-name: SNI (and the name verified); empty: --server

@@ -89,6 +89,7 @@ json given_or_null(const std::optional<std::uint32_t>& value) {
 
 constexpr std::array<std::string_view, 2> kHttpVersions = {"1.0", "1.1"};
 constexpr std::array<std::string_view, 2> kPrintParts = {"header", "body"};
+constexpr std::array<std::string_view, 2> kServerAddresses = {"first", "all"};
 constexpr std::array<std::string_view, 5> kSslProtocols = {"auto", "TLSv1.0", "TLSv1.1", "TLSv1.2",
                                                           "TLSv1.3"};
 constexpr std::array<std::string_view, 4> kTimings = {"auto", "sleep", "hybrid", "spin"};
@@ -218,6 +219,16 @@ const std::array kOptions = {
     .json = [](const Config& c, json& j) { j["server_name"] = c.server_name; }},
 
   // Load
+  OptionSpec{.name = "server-addresses", .group = Group::target, .kind = ValueKind::choice,
+    .value_name = "first|all",
+    .help = "connect to the first address the server's name has, or to each in turn (default first)",
+    .choices = kServerAddresses,
+    .apply = [](Config& c, std::string_view v) {
+      if (v != "first" && v != "all") fail("--server-addresses", "expected first or all (got " + quoted(v) + ")");
+      c.all_server_addresses = v == "all"; },
+    .echo_rank = 65, .echo = [](const Config& c, std::string& l) {
+      if (c.all_server_addresses) add(l, "--server-addresses=all"); },
+    .json = [](const Config& c, json& j) { j["server_addresses"] = c.all_server_addresses ? "all" : "first"; }},
   OptionSpec{.name = "rate", .group = Group::load, .kind = ValueKind::real, .value_name = "X",
     .help = "connections per second; 0: one after another (default 0)",
     .apply = [](Config& c, std::string_view v) { c.period = period_of_rate(v); },
@@ -435,6 +446,21 @@ const std::array kOptions = {
     .json = [](const Config& c, json& j) { j["recv_buffer_bytes"] = given_or_null(c.recv_buffer_bytes); }},
 
   // Output. Where results go is not part of the run: not echoed, not in the document.
+  OptionSpec{.name = "myaddr", .group = Group::socket, .kind = ValueKind::text,
+    .value_name = "A[-A2]",
+    .help = "bind connections to this source address, or each of a range in turn (repeatable)",
+    .repeatable = true,
+    .apply = [](Config& c, std::string_view v) {
+      if (v.empty()) fail("--myaddr", "expected an address or a range A1-A2");
+      c.myaddr.emplace_back(v); },
+    .echo_rank = 135, .echo = [](const Config& c, std::string& l) {
+      for (const std::string& spec : c.myaddr) add(l, "--myaddr=" + spec); },
+    .json = [](const Config& c, json& j) { j["myaddr"] = c.myaddr; }},
+  OptionSpec{.name = "hog", .group = Group::socket,
+    .help = "each socket binds a port of its own from 1024 up, past the local port range",
+    .apply = [](Config& c, std::string_view) { c.hog = true; },
+    .echo_rank = 13, .echo = [](const Config& c, std::string& l) { if (c.hog) add(l, "--hog"); },
+    .json = [](const Config& c, json& j) { j["hog"] = c.hog; }},
   OptionSpec{.name = "ssl", .group = Group::tls,
     .help = "speak TLS (HTTPS), as an https:// URL does; port 443 unless one is named",
     .apply = [](Config& c, std::string_view) { c.tls = true; },

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/worker.hpp"
+#include "net/addresses.hpp"
 #include "net/endpoint.hpp"
 #include "net/socket_options.hpp"
 #include "options/options.hpp"
@@ -106,6 +107,10 @@ void prepare_process() {
 Outcome execute(const options::Config& config, const Listeners& listeners) {
   Outcome outcome;
   const std::vector<net::Endpoint> endpoints = net::resolve(config.server, config.port);
+  // --myaddr: every source address of this host and of the server's family, before anything
+  // is sent (a usage error, or RunError for an address this host does not have).
+  const std::vector<net::Endpoint> sources = net::parse_sources(config.myaddr);
+  net::check_sources(sources, endpoints.front().family());
   outcome.descriptor_limit = raise_descriptor_limit();
   warn_if_descriptors_short(config, outcome.descriptor_limit);
   for (const std::string& warning : net::check_buffer_sizes(
@@ -138,6 +143,7 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
                             .share = share,
                             .shares = kWorkers,
                             .endpoints = endpoints,
+                            .sources = &sources,
                             .workload = work,
                             .gauge = gauge,
                             .samples = board.get(),
