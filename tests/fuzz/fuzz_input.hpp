@@ -29,6 +29,10 @@ struct Chunking {
   bool one_byte_at_a_time = false;
   std::size_t count = 0;                 // chunk lengths given; then one chunk takes the rest
   std::array<std::size_t, 7> lengths{};  // bytes of each of the first `count` chunks
+  // Instead of `lengths`, any number of them (the reads a TLS connection returned: see
+  // fuzz_tls_records.cpp); not owned.
+  const std::size_t* reads = nullptr;
+  std::size_t read_count = 0;
 };
 
 struct FuzzInput {
@@ -160,6 +164,10 @@ inline RunResult run_parser(const FuzzInput& input, const Chunking& chunking) {
     std::size_t chunk_size = input.size - chunk_start;
     if (chunking.one_byte_at_a_time) {
       chunk_size = 1;
+    } else if (chunking.reads != nullptr) {
+      if (chunk_index < chunking.read_count && chunking.reads[chunk_index] < chunk_size) {
+        chunk_size = chunking.reads[chunk_index];
+      }
     } else if (chunk_index < chunking.count && chunking.lengths[chunk_index] < chunk_size) {
       chunk_size = chunking.lengths[chunk_index];
     }
@@ -240,16 +248,21 @@ inline const char* compare_runs(const RunResult& split, const RunResult& whole) 
   return nullptr;
 }
 
-// The whole check of one input: its own cutting, then, when it cuts the bytes at all, the same
-// bytes in one piece, compared. Returns the first broken promise, or nullptr.
-inline const char* check_input(const FuzzInput& input) {
-  const RunResult split = run_parser(input, input.chunking);
+// The whole check of one input cut as `chunking` says: that cutting, then, when it cuts the bytes
+// at all, the same bytes in one piece, compared. Returns the first broken promise, or nullptr.
+// check_input cuts them as the input itself says.
+inline const char* check_cutting(const FuzzInput& input, const Chunking& chunking) {
+  const RunResult split = run_parser(input, chunking);
   if (split.violation != nullptr) return split.violation;
-  const bool cut = input.chunking.one_byte_at_a_time || input.chunking.count > 0;
+  const bool cut = chunking.one_byte_at_a_time || chunking.count > 0 || chunking.read_count > 1;
   if (!cut) return nullptr;
   const RunResult whole = run_parser(input, Chunking{});
   if (whole.violation != nullptr) return whole.violation;
   return compare_runs(split, whole);
+}
+
+inline const char* check_input(const FuzzInput& input) {
+  return check_cutting(input, input.chunking);
 }
 
 }  // namespace rateperf::fuzz
