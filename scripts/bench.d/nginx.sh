@@ -10,7 +10,8 @@ next_port() { port=$((port0 + port_index % nports)); port_index=$((port_index + 
 # start_nginx [DIR]: our own nginx, one process pinned to CPU 1, serving ok.txt ("ok\n") on
 # nports free ports, its files in DIR (default $work/nginx), in the network namespace in_netns
 # names (netns.sh) when set; sets port0 (and port) and server_pid; stopped by its PID
-# (server_stop_all) on exit.
+# (server_stop_all) on exit. With nginx_tls set (a directory with cert.pem and key.pem), every
+# port speaks TLS.
 start_nginx() {
   local try listens p dir=${1:-$work/nginx}
   mkdir -p "$dir/www" "$dir/tmp"
@@ -23,6 +24,13 @@ start_nginx() {
       listens+="    listen 127.0.0.1:$p backlog=4096;"$'\n'
     done
     port=$port0
+    # TLS (k): every port speaks it, with the certificate of nginx_tls (DIR/cert.pem, key.pem).
+    if [[ -n ${nginx_tls:-} ]]; then
+      listens=${listens// backlog=4096;/ backlog=4096 ssl;}
+      listens+="    ssl_certificate $nginx_tls/cert.pem;"$'\n'
+      listens+="    ssl_certificate_key $nginx_tls/key.pem;"$'\n'
+      listens+="    ssl_protocols TLSv1.2 TLSv1.3;"$'\n'
+    fi
     cat >"$dir/nginx.conf" <<EOF
 daemon off;
 master_process off;
@@ -45,7 +53,12 @@ $listens    root $dir/www;
 EOF
     server_start "$dir/stderr" ${in_netns[@]+"${in_netns[@]}"} taskset -c 1 \
       nginx -p "$dir" -c "$dir/nginx.conf"
-    if nginx_answers "$dir" 5 "$port" /ok.txt; then
+    if [[ -n ${nginx_tls:-} ]] && kill -0 "$server_pid" 2>/dev/null &&
+       wait_tls_port "$port"; then
+      log "nginx TLS (pid $server_pid) on 127.0.0.1:$port0-$((port0 + nports - 1)), CPU 1"
+      return 0
+    fi
+    if [[ -z ${nginx_tls:-} ]] && nginx_answers "$dir" 5 "$port" /ok.txt; then
       log "nginx (pid $server_pid) on 127.0.0.1:$port0-$((port0 + nports - 1)), CPU 1 (attempt $try)"
       return 0
     fi
@@ -53,4 +66,15 @@ EOF
   echo "bench: nginx did not start:" >&2
   cat "$dir/stderr" >&2
   exit 1
+}
+
+# wait_tls_port PORT: true once an HTTPS request to 127.0.0.1:PORT gets a reply (5 s at most).
+wait_tls_port() {
+  local i
+  for ((i = 0; i < 50; i++)); do
+    ${in_netns[@]+"${in_netns[@]}"} openssl s_client -connect "127.0.0.1:$1" -quiet \
+      </dev/null >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  return 1
 }
