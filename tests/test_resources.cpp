@@ -48,6 +48,12 @@ bool have(const std::string& program) {
   return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
 }
 
+// Shell lines that wait (5 s at most) until a listener started in the background has printed
+// "up" to listener.out.
+const std::string kWaitForListener =
+    "i=0; until grep -q up listener.out 2>/dev/null || [ $i -ge 50 ]; do sleep 0.1; "
+    "i=$((i+1)); done";
+
 // rateperf ARGS (after --server, --port, --rate 100, --timeout 2) in a network namespace of its
 // own: loopback up, 10 local ports, and a listener on 127.0.0.1:18999 that never accepts (its
 // backlog and the SYN retries hold every port the client takes) for 10 s, its output away from
@@ -61,9 +67,8 @@ ProcessResult run_with_ten_ports(const std::vector<std::string>& args) {
       "ip link set lo up && sysctl -q -w net.ipv4.ip_local_port_range='40000 40009' && "
       "python3 -c 'import socket, time\n"
       "s = socket.socket(); s.bind((\"127.0.0.1\", 18999)); s.listen(64)\n"
-      "print(\"up\", flush=True); time.sleep(10)' > listener.out 2>&1 & "
-      "i=0; until grep -q up listener.out 2>/dev/null || [ $i -ge 50 ]; do sleep 0.1; "
-      "i=$((i+1)); done";
+      "print(\"up\", flush=True); time.sleep(10)' > listener.out 2>&1 & " +
+      kWaitForListener;
   char dir_template[] = "/tmp/rateperf-ports.XXXXXX";
   REQUIRE(::mkdtemp(dir_template) != nullptr);
   const std::string dir = dir_template;
@@ -167,9 +172,8 @@ TEST_SUITE("resources") {
         "for _ in range(10):\n"
         "    c, _ = s.accept(); c.recv(4096)\n"
         "    c.sendall(b\"HTTP/1.1 200 OK\\r\\nContent-Length: 0\\r\\n\\r\\n\"); "
-        "sys.stderr.write(c.getsockname()[0] + \"\\n\"); c.close()' 2> reached.txt > listener.out & "
-        "i=0; until grep -q up listener.out 2>/dev/null || [ $i -ge 50 ]; do sleep 0.1; "
-        "i=$((i+1)); done; \"$0\" --server multi.test --port 18999 --server-addresses all "
+        "sys.stderr.write(c.getsockname()[0] + \"\\n\"); c.close()' 2> reached.txt > listener.out & " +
+        kWaitForListener + "; \"$0\" --server multi.test --port 18999 --server-addresses all "
         "--num-conns 10 --rate 100 --timeout 2; wait; echo reached; sort reached.txt | uniq -c";
     char dir_template[] = "/tmp/rateperf-addresses.XXXXXX";
     REQUIRE(::mkdtemp(dir_template) != nullptr);

@@ -39,7 +39,7 @@ class CallQueue {
   std::size_t size() const { return size_; }
   std::size_t capacity() const { return capacity_; }
   Call& front() { return ring_[head_]; }
-  const Call& front_const() const { return ring_[head_]; }
+  const Call& front() const { return ring_[head_]; }
   Call& at(std::size_t i) { return ring_[(head_ + i) % capacity_]; }
 
   // Queues a call intended at `intended` and taken up at `actual`.

@@ -81,7 +81,6 @@ bool Connection::connect(TimePoint now) {
   connect_start_ = now;
   replies_ = 0;
   unsent_ = 0;
-  returned_calls_ = 0;
   failed_ = false;
   parser_.reset(calls_.empty() ? context_.workload.replies_have_no_body : calls_.front().no_body);
   reply_bytes_.clear();
@@ -203,7 +202,7 @@ bool Connection::push_call(const Request& request) {
 
 Duration Connection::watchdog_timeout() const {
   if (!calls_.empty()) {
-    const Duration own = calls_.front_const().timeout;
+    const Duration own = calls_.front().timeout;
     if (own > Duration::zero()) return own;
   }
   return context_.timeout;
@@ -467,10 +466,9 @@ void Connection::fail(ErrorKind kind, TimePoint now) {
 
 void Connection::end_unanswered(TimePoint now) {
   const std::uint64_t lost = calls_.size() + calls_not_started();
-  if (session != nullptr) {
-    // The session sends them again on another connection: not errors (yet).
-    returned_calls_ = calls_.size();
-  } else if (lost > 0) {
+  // A session's connection leaves them to its session, which sends them again on another
+  // connection (httperf does too): not errors (yet).
+  if (session == nullptr && lost > 0) {
     context_.collector.error(ErrorKind::unanswered, lost);
   }
   close_and_release(now);

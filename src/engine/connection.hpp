@@ -73,10 +73,6 @@ class Connection {
   Connection* next_free = nullptr;  // the ConnectionStore's list of closed connections
   bool pool_queued = false;         // the owner's list of connections with room holds it
   Session* session = nullptr;       // the session whose connection this is, if any
-  // Sessions: the calls a server's close of this persistent connection left unanswered, handed
-  // back to the session to send again instead of being counted as errors (httperf re-sends
-  // them on a new connection); set when the connection ends.
-  std::size_t returned_calls() const { return returned_calls_; }
   // Ended with a counted error (not a clean close, nor the server's close after a reply).
   bool failed() const { return failed_; }
 
@@ -140,7 +136,6 @@ class Connection {
   // written (the bytes before it are written; emptied once all are).
   std::string send_buffer_;
   std::size_t send_front_ = 0;
-  std::size_t returned_calls_ = 0;
   bool failed_ = false;
 };
 

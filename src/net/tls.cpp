@@ -76,25 +76,27 @@ SSL_CTX* make_context(const TlsSettings& settings) {
 }  // namespace
 
 std::string check_tls_settings(const TlsSettings& settings) {
+  SSL_CTX* ctx = nullptr;
   try {
-    SSL_CTX_free(make_context(settings));
+    ctx = make_context(settings);
   } catch (const std::runtime_error& e) {
     return e.what();
   }
+  std::string problem;
   if (!settings.ca_file.empty()) {
-    // A file OpenSSL reads without a certificate in it is no CA file either.
-    SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
-    const bool loaded = SSL_CTX_load_verify_locations(ctx, settings.ca_file.c_str(), nullptr) == 1;
-    X509_STORE* store = SSL_CTX_get_cert_store(ctx);
-    STACK_OF(X509_OBJECT)* objects = X509_STORE_get0_objects(store);
-    const bool any = objects != nullptr && sk_X509_OBJECT_num(objects) > 0;
-    SSL_CTX_free(ctx);
-    ERR_clear_error();
-    if (!loaded || !any) {
-      return "--ssl-ca-file: '" + settings.ca_file + "' holds no certificate";
+    // A file OpenSSL reads without a certificate in it is no CA file either. Without
+    // --ssl-verify the context has not loaded it: loaded here, on the same throwaway context.
+    const bool loaded =
+        settings.verify ||
+        SSL_CTX_load_verify_locations(ctx, settings.ca_file.c_str(), nullptr) == 1;
+    STACK_OF(X509_OBJECT)* objects = X509_STORE_get0_objects(SSL_CTX_get_cert_store(ctx));
+    if (!loaded || objects == nullptr || sk_X509_OBJECT_num(objects) == 0) {
+      problem = "--ssl-ca-file: '" + settings.ca_file + "' holds no certificate";
     }
+    ERR_clear_error();
   }
-  return "";
+  SSL_CTX_free(ctx);
+  return problem;
 }
 
 TlsContext::TlsContext(const TlsSettings& settings)

@@ -57,6 +57,34 @@ double lag_limit_ms(double offered_rate_per_s) {
 
 }  // namespace
 
+// The extremes, mean and spread of one rate over the reply-rate sampling intervals (httperf's
+// reply and session rate lines): all 0 without samples; the stddev, as httperf's, with n - 1.
+struct SampleStats {
+  double min = 0;
+  double mean = 0;
+  double max = 0;
+  double stddev = 0;
+};
+
+template <class RateOf>
+SampleStats sample_stats(const std::vector<IntervalSample>& samples, RateOf rate_of) {
+  SampleStats out;
+  if (samples.empty()) return out;
+  double sum = 0, sum_squares = 0;
+  out.min = INFINITY;
+  for (const IntervalSample& sample : samples) {
+    const double rate = rate_of(sample);
+    sum += rate;
+    sum_squares += rate * rate;
+    out.min = std::min(out.min, rate);
+    out.max = std::max(out.max, rate);
+  }
+  const double n = static_cast<double>(samples.size());
+  out.mean = sum / n;
+  if (samples.size() > 1) out.stddev = std::sqrt(std::max(0.0, (sum_squares - sum * sum / n) / (n - 1)));
+  return out;
+}
+
 // Reads the collector's private counts (a friend), so that Collector's interface stays the
 // lifecycle events.
 struct SummaryBuilder {
@@ -67,25 +95,17 @@ struct SummaryBuilder {
     f.completed = c.sessions_completed_;
     f.failed = c.sessions_failed_;
     f.total = f.completed + f.failed;
+    // httperf's avg is over the run, not the samples' mean.
+    const SampleStats rates = sample_stats(c.samples_, [](const IntervalSample& sample) {
+      return sample.end > sample.start
+                 ? static_cast<double>(sample.sessions) / to_s(sample.length())
+                 : 0.0;
+    });
+    f.rate_min = rates.min;
     f.rate_avg = per(static_cast<double>(f.completed), duration_s);
+    f.rate_max = rates.max;
+    f.rate_stddev = rates.stddev;
     f.rate_samples = c.samples_.size();
-    if (!c.samples_.empty()) {
-      double sum = 0, sum_squares = 0;
-      f.rate_min = INFINITY;
-      for (const auto& sample : c.samples_) {
-        const double rate = sample.end > sample.start
-                                ? static_cast<double>(sample.sessions) / to_s(sample.length())
-                                : 0;
-        sum += rate;
-        sum_squares += rate * rate;
-        f.rate_min = std::min(f.rate_min, rate);
-        f.rate_max = std::max(f.rate_max, rate);
-      }
-      const double n = static_cast<double>(c.samples_.size());
-      if (c.samples_.size() > 1) {
-        f.rate_stddev = std::sqrt(std::max(0.0, (sum_squares - sum * sum / n) / (n - 1)));
-      }
-    }
     const double completed = static_cast<double>(f.completed);
     f.connections_per_session = per(static_cast<double>(c.session_connections_), completed);
     f.lifetime_avg_s = per(to_s(c.session_lifetime_sum_), completed);
@@ -122,24 +142,12 @@ struct SummaryBuilder {
     // httperf's reply rate: the mean, extremes and spread of the per-interval samples.
     const auto& samples = c.samples_;
     s.reply_rate_samples = samples.size();
-    if (!samples.empty()) {
-      double sum = 0, sum_squares = 0;
-      s.reply_rate_min = INFINITY;
-      for (const auto& sample : samples) {
-        const double rate = sample.reply_rate_per_s();
-        sum += rate;
-        sum_squares += rate * rate;
-        s.reply_rate_min = std::min(s.reply_rate_min, rate);
-        s.reply_rate_max = std::max(s.reply_rate_max, rate);
-      }
-      const double n = static_cast<double>(samples.size());
-      s.reply_rate_avg = sum / n;
-      // httperf's stddev of the samples uses n - 1.
-      if (samples.size() > 1) {
-        s.reply_rate_stddev =
-            std::sqrt(std::max(0.0, (sum_squares - sum * sum / n) / (n - 1)));
-      }
-    }
+    const SampleStats reply_rates =
+        sample_stats(samples, [](const IntervalSample& sample) { return sample.reply_rate_per_s(); });
+    s.reply_rate_min = reply_rates.min;
+    s.reply_rate_avg = reply_rates.mean;
+    s.reply_rate_max = reply_rates.max;
+    s.reply_rate_stddev = reply_rates.stddev;
 
     s.response_avg_ms = ns_to_ms(c.response_.mean());
     s.transfer_avg_ms = ns_to_ms(c.transfer_.mean());
