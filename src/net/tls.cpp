@@ -70,6 +70,11 @@ SSL_CTX* make_context(const TlsSettings& settings) {
   SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
   SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
                             SSL_MODE_RELEASE_BUFFERS);
+  // Read ahead: a read takes whatever the socket holds (a server's whole flight of handshake
+  // records, a reply's records) into OpenSSL's buffer, not each record's 5-byte header and then
+  // its body. TlsTransport::read reads until OpenSSL wants the socket again, so nothing stays
+  // buffered without an edge to announce it.
+  SSL_CTX_set_read_ahead(ctx, 1);
   return ctx;
 }
 
