@@ -301,6 +301,13 @@ check_true "(https) /tls/handshake/p50_ms > 0" "$work/https.json" '{/tls/handsha
 run_ok no-reuse 200 200 none "${https[@]}" --tls-server-name a.test --uri /ok.txt \
   --num-conns 200 --rate 200 --timeout 5 --ssl-no-reuse
 run_ok url 200 200 some "https://127.0.0.1:$port/ok.txt" --num-conns 200 --rate 200 --timeout 5
+# The default TLS 1.3 suites are offered in the browsers' order, so nginx (which takes the
+# client's order) picks AES-128-GCM; --tls-ciphersuites makes it another.
+check "(https) the default suite order's cipher" "$cipher" TLS_AES_128_GCM_SHA256
+run_ok suites 20 20 some "${https[@]}" --uri /ok.txt --num-conns 20 --rate 100 --timeout 5 \
+  --tls-ciphersuites TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256
+check "(suites) --tls-ciphersuites' first suite" "$(result_get "$json" '{/tls/cipher}')" \
+  TLS_CHACHA20_POLY1305_SHA256
 
 # A plain HTTP run reports no TLS.
 rp plain --server 127.0.0.1 --port "$plain" --uri /ok.txt --num-conns 5 --rate 50 --timeout 5

@@ -16,13 +16,17 @@ inline constexpr int kTlsHandshakeFailed = 100001;  // the handshake failed (no 
 inline constexpr int kTlsCertificateRejected = 100002;  // --ssl-verify rejected the certificate
 inline constexpr int kTlsAlert = 100003;  // the server sent a fatal alert (protocol, version...)
 
+// The TLS 1.3 suites offered when --tls-ciphersuites is not given, in the browsers' order.
+inline constexpr const char* kDefaultCiphersuites =
+    "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
+
 // What the options ask of TLS, OpenSSL's terms.
 struct TlsSettings {
   std::string server_name;   // SNI, and the name verified; empty: none (an address literal)
   int min_version = 0;       // TLS1_2_VERSION...; 0: OpenSSL's defaults
   int max_version = 0;
   std::string ciphers;       // TLS 1.2 and below (SSL_CTX_set_cipher_list); empty: OpenSSL's
-  std::string ciphersuites;  // TLS 1.3 (SSL_CTX_set_ciphersuites); empty: OpenSSL's
+  std::string ciphersuites;  // TLS 1.3 (SSL_CTX_set_ciphersuites); empty: kDefaultCiphersuites
   bool reuse_sessions = true;  // resume the last session on each new connection
   bool verify = false;         // check the server's certificate chain and name
   std::string ca_file;         // with verify: the CA certificates (PEM); empty: the system's

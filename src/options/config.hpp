@@ -133,7 +133,7 @@ struct Config {
   std::string tls_server_name;  // --tls-server-name: SNI (and the name verified); empty: --server
   std::string ssl_protocol = "auto";  // --ssl-protocol: auto, TLSv1.0 .. TLSv1.3 (only that one)
   std::string ssl_ciphers;            // --ssl-ciphers: TLS 1.2 cipher list; empty: OpenSSL's
-  std::string tls_ciphersuites;       // --tls-ciphersuites: TLS 1.3 suites; empty: OpenSSL's
+  std::string tls_ciphersuites;       // --tls-ciphersuites: TLS 1.3 suites; empty: the browsers' order
   bool ssl_reuse = true;              // resume sessions (--ssl-no-reuse: off)
   bool ssl_verify = false;            // --ssl-verify: check the certificate
   std::string ssl_ca_file;            // --ssl-ca-file: CA certificates for --ssl-verify

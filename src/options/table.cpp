@@ -494,7 +494,7 @@ const std::array kOptions = {
     .json = [](const Config& c, json& j) {
       j["ssl_ciphers"] = c.ssl_ciphers.empty() ? json(nullptr) : json(c.ssl_ciphers); }},
   OptionSpec{.name = "tls-ciphersuites", .group = Group::tls, .kind = ValueKind::text,
-    .value_name = "LIST", .help = "TLS 1.3 ciphersuites, colon-separated (default OpenSSL's)",
+    .value_name = "LIST", .help = "TLS 1.3 ciphersuites, colon-separated (default: AES-128-GCM, AES-256-GCM, CHACHA20, the browsers' order)",
     .apply = [](Config& c, std::string_view v) {
       if (v.empty()) fail("--tls-ciphersuites", "the list is empty");
       c.tls_ciphersuites = std::string(v); },
