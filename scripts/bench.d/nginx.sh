@@ -11,7 +11,8 @@ next_port() { port=$((port0 + port_index % nports)); port_index=$((port_index + 
 # nports free ports, its files in DIR (default $work/nginx), in the network namespace in_netns
 # names (netns.sh) when set; sets port0 (and port) and server_pid; stopped by its PID
 # (server_stop_all) on exit. With nginx_tls set (a directory with cert.pem and key.pem), every
-# port speaks TLS.
+# port speaks TLS; with nginx_tls_noresume=1 as well, nginx resumes no session (no session
+# cache, no tickets), so that every handshake is a full one whatever the client offers.
 start_nginx() {
   local try listens p dir=${1:-$work/nginx}
   mkdir -p "$dir/www" "$dir/tmp"
@@ -30,6 +31,10 @@ start_nginx() {
       listens+="    ssl_certificate $nginx_tls/cert.pem;"$'\n'
       listens+="    ssl_certificate_key $nginx_tls/key.pem;"$'\n'
       listens+="    ssl_protocols TLSv1.2 TLSv1.3;"$'\n'
+      if [[ ${nginx_tls_noresume:-0} == 1 ]]; then
+        listens+="    ssl_session_cache off;"$'\n'
+        listens+="    ssl_session_tickets off;"$'\n'
+      fi
     fi
     cat >"$dir/nginx.conf" <<EOF
 daemon off;

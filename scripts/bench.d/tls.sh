@@ -1,20 +1,29 @@
-# scripts/bench (k): TLS (issue 17). In a new network namespace with a TLS nginx of its own
-# (CPU 1; ECDSA P-256 certificate; the clients on CPU 0), side by side on that nginx:
-#   h2load --h1, -c and -n 2000: every client one connection and one request, all at once; its
-#       rate of new connections (full handshakes: h2load resumes none) is the ceiling H;
-#   the highest rate of new connections each of rateperf --ssl and httperf --ssl holds, with
-#       full handshakes (--ssl-no-reuse) and with resumption, tried at tls_steps x H from the
-#       lowest up: held when every connection got its reply, with no error, at an achieved
-#       connection rate of at least 97 % of the offered one (and for rateperf a lag p99 of at
-#       most 1 ms);
-#   each client's CPU per full handshake at tls_cpu_share x H;
-#   HTTPS keep-alive: wrk's closed loop on 50 connections (W requests/s), then the request rate
-#       rateperf --request-rate on 50 connections achieves when offered W.
+# scripts/bench (k): TLS (issue 17). In a new network namespace with two TLS nginx of its own
+# (both on CPU 1, the clients on CPU 0; ECDSA P-256 certificate): one that resumes sessions
+# (tickets, nginx's default) and one that resumes none (no session cache, no tickets), so that
+# every handshake on it is a full one. For each kind of handshake, full and resumed:
+#   h2load --h1 -c 50, one request per connection (Connection: close; h2load opens the next
+#       connection as one closes, and resumes its client's last session where the server lets
+#       it): its rate of new connections, closed loop, is the ceiling H of that kind, and its
+#       CPU per connection is printed next to the clients';
+#   the highest rate of new connections each of rateperf --ssl and httperf --ssl holds, both
+#       with --ssl-no-reuse on the full kind: tried at tls_steps x H from the lowest up, the
+#       tools taking turns at each step, a tool leaving the search at its first miss; then
+#       tls_bisect halvings between its last held and first missed rate. Held, the same rule
+#       for both: every connection got its reply, no error, and an achieved connection rate of
+#       at least 97 % of the offered one. rateperf's lag p99 at its held rate is printed on its
+#       own row (it is no part of the rule: httperf has no lag to hold it to);
+#   each client's CPU per full handshake at tls_cpu_share x the full kind's H;
+# then HTTPS keep-alive on the resuming nginx: wrk's closed loop on 50 connections (W
+# requests/s), then the request rate rateperf --request-rate on 50 connections achieves when
+# offered W.
 # sourced.
 # shellcheck shell=bash
 
-tls_steps="0.5 0.7 0.85 0.95 1.05 1.2"  # offered rates, in parts of H, tried in this order
+tls_steps="0.5 0.7 0.85 0.95 1.05 1.2 1.4"  # offered rates, in parts of H, tried in this order
+tls_bisect=2
 tls_cpu_share=0.5
+tls_h2load_n=6000
 tls_where="-"
 
 # tls_certs DIR: a P-256 key and a self-signed certificate for bench.test in DIR.
@@ -25,60 +34,113 @@ tls_certs() {
     -subj /CN=bench.test -keyout "$1/key.pem" -out "$1/cert.pem" >/dev/null 2>&1
 }
 
+# tls_port KIND: the next port of the nginx for KIND (full: the one that resumes nothing).
+tls_port() { port0=${tls_port0[$1]}; next_port; }
+
+# tls_conns RATE: the connections of a tls_s-second run at RATE.
+tls_conns() { awk -v r="$1" -v s="$tls_s" 'BEGIN { printf "%d", r * s }'; }
+
 # tls_run TOOL KIND RATE BASE: TOOL (rateperf, baseline or httperf) makes RATE new TLS
-# connections a second for tls_s seconds, one request each, with full handshakes (KIND full) or
-# resumption (resumed), on the next port; its figures in BASE.json.
+# connections a second for tls_s seconds, one request each, to the nginx of KIND; on the full
+# kind with --ssl-no-reuse (nothing to resume anyway; the client does not try); its figures in
+# BASE.json.
 tls_run() {
   local tool=$1 kind=$2 rate=$3 base=$4 conns bin=$rateperf
-  conns=$(awk -v r="$rate" -v s="$tls_s" 'BEGIN { printf "%d", r * s }')
-  next_port
+  conns=$(tls_conns "$rate")
+  tls_port "$kind"
   if [[ $tool == httperf ]]; then
     cmd=(httperf --ssl --server 127.0.0.1 --port "$port" --uri /ok.txt --rate "$rate"
          --num-conns "$conns" --timeout 5 --hog)
-    [[ $kind == full ]] && cmd+=(--ssl-no-reuse)
   else
     [[ $tool == baseline ]] && bin=$baseline
     cmd=("$bin" -q --ssl --server 127.0.0.1 --port "$port" --uri /ok.txt --rate "$rate"
          --num-conns "$conns" --timeout 5 --json "$base.json")
-    [[ $kind == full ]] && cmd+=(--ssl-no-reuse)
   fi
+  [[ $kind == full ]] && cmd+=(--ssl-no-reuse)
   timeout -k 2 $((tls_s + 30)) ${in_netns[@]+"${in_netns[@]}"} taskset -c 0 "${cmd[@]}" \
     >"$base.txt" 2>"$base.err" || log "$tool exited with status $? ($base.txt)"
   [[ $tool != httperf ]] || result_from_text httperf "$base.txt" "$base.json"
   sleep 0.5
 }
 
-# tls_held TOOL RATE BASE: true when the run held RATE (see the top of this file).
+# tls_held RATE BASE: true when the run in BASE held RATE (the rule at the top of this file).
 tls_held() {
-  local conns expression
-  conns=$(awk -v r="$2" -v s="$tls_s" 'BEGIN { printf "%d", r * s }')
-  expression="{/errors/total} == 0 and {/totals/replies} == $conns"
-  expression+=" and {/connection_rate/per_s} >= 0.97 * $2"
-  [[ $1 == httperf ]] || expression+=" and {/lag/p99_ms} <= 1"
-  result_true "$3.json" "$expression"
+  result_true "$2.json" "{/errors/total} == 0 and {/totals/replies} == $(tls_conns "$1") and
+    {/connection_rate/per_s} >= 0.97 * $1"
 }
 
-# tls_h2load REP: h2load's rate of new connections, all at once; sets tls_h (empty if none).
+# tls_h2load KIND REP: h2load's closed loop of one-request connections on 50 at a time to the
+# nginx of KIND; sets tls_h (its connections a second, empty if none) and records it with its
+# CPU per connection.
 tls_h2load() {
-  local base=$out/k-h2load-r$1
-  next_port
-  timeout -k 2 60 ${in_netns[@]+"${in_netns[@]}"} taskset -c 0 h2load --h1 -n 2000 -c 2000 \
-    -t 1 "https://127.0.0.1:$port/ok.txt" >"$base.txt" 2>&1 ||
-    log "h2load exited with status $? ($base.txt)"
+  local kind=$1 base=$out/k-h2load-$1-r$2 cpu TIMEFORMAT='%U %S'
+  tls_port "$kind"
+  { time timeout -k 2 60 ${in_netns[@]+"${in_netns[@]}"} taskset -c 0 h2load --h1 \
+      -n "$tls_h2load_n" -c 50 -t 1 -H 'Connection: close' "https://127.0.0.1:$port/ok.txt" \
+      >"$base.txt" 2>&1 || log "h2load exited with status $? ($base.txt)"; } 2>"$base.time"
   tls_h=$(sed -n 's/^finished in [0-9.]*[a-z]*, \([0-9.]*\) req\/s.*/\1/p' "$base.txt" |
     awk '{ printf "%d", $1 }')
   [[ $tls_h =~ ^[0-9]+$ && $tls_h -gt 0 ]] || tls_h=''
-  if grep -q '2000 succeeded' "$base.txt"; then :; else
-    log "(k) h2load did not finish its 2000 requests ($base.txt)"
+  if ! grep -q "$tls_h2load_n succeeded" "$base.txt"; then
+    log "(k) h2load did not finish its $tls_h2load_n requests ($base.txt)"
+    tls_h=''
   fi
-  record k_h2load "${tls_h:-?}"
+  cpu=$(awk -v n="$tls_h2load_n" 'NF == 2 { printf "%.1f", ($1 + $2) / n * 1e6 }' "$base.time")
+  record "k_h2load_$kind" "${tls_h:-?}"
+  record "k_h2cpu_$kind" "${cpu:-?}"
   sleep 0.5
 }
 
+# tls_search KIND REP: the highest rate of new connections of KIND each tool holds (the rule
+# at the top of this file), from tls_h; records it, and rateperf's lag p99 there.
+tls_search() {
+  local kind=$1 rep=$2 f rate tool lo i
+  local -A best=() miss=()
+  local -a searching=("${tools[@]}") still
+  for f in $tls_steps; do
+    rate=$(awk -v f="$f" -v h="$tls_h" 'BEGIN { printf "%d", f * h }')
+    still=()
+    for tool in "${searching[@]}"; do
+      tls_run "$tool" "$kind" "$rate" "$out/k-$tool-$kind-$rate-r$rep"
+      if tls_held "$rate" "$out/k-$tool-$kind-$rate-r$rep"; then
+        best[$tool]=$rate
+        still+=("$tool")
+      else
+        miss[$tool]=$rate
+      fi
+    done
+    ((${#still[@]} > 0)) || break
+    searching=("${still[@]}")
+  done
+  for ((i = 0; i < tls_bisect; i++)); do
+    for tool in "${tools[@]}"; do
+      [[ -n ${miss[$tool]:-} ]] || continue
+      lo=${best[$tool]:-0}
+      rate=$(((lo + miss[$tool]) / 2))
+      ((rate > lo)) || continue
+      tls_run "$tool" "$kind" "$rate" "$out/k-$tool-$kind-$rate-r$rep"
+      if tls_held "$rate" "$out/k-$tool-$kind-$rate-r$rep"; then
+        best[$tool]=$rate
+      else
+        miss[$tool]=$rate
+      fi
+    done
+  done
+  for tool in "${tools[@]}"; do
+    record "k_${kind}_$tool" "${best[$tool]:-0}"
+    log "(k) rep $rep: $tool $kind held ${best[$tool]:-0} conn/s (h2load $tls_h)"
+    if [[ $tool != httperf && -n ${best[$tool]:-} ]]; then
+      record "k_lag_${kind}_$tool" \
+        "$(result_get "$out/k-$tool-$kind-${best[$tool]}-r$rep.json" '{/lag/p99_ms:.3f}')"
+    fi
+  done
+}
+
 measure_k() {
-  local rep=$1 tool kind f rate base best ns_pid='' nginx_pid tls_h w
+  local rep=$1 kind rate base ns_pid='' tls_h w tool noresume
   local port0 port
-  local -a in_netns=()
+  local -a in_netns=() nginx_pids=()
+  local -A tls_port0=()
   if netns_new; then
     ns_pid=$netns_pid
     tls_where="a new network namespace per repetition"
@@ -86,36 +148,33 @@ measure_k() {
     tls_where="this network namespace (not root)"
   fi
   tls_certs "$work/k-certs" || { log "(k) openssl could not make a certificate"; return 0; }
-  nginx_tls=$work/k-certs start_nginx "$work/nginx-k"
-  nginx_pid=$server_pid
-  tls_h2load "$rep"
-  if [[ -z $tls_h ]]; then
-    log "(k) no rate from h2load: nothing to search from"
-  else
-    for kind in full resumed; do
+  for kind in resumed full; do
+    noresume=0
+    [[ $kind == full ]] && noresume=1
+    nginx_tls=$work/k-certs nginx_tls_noresume=$noresume start_nginx "$work/nginx-k-$kind"
+    nginx_pids+=("$server_pid")
+    tls_port0[$kind]=$port0
+  done
+  for kind in full resumed; do
+    tls_h2load "$kind" "$rep"
+    if [[ -z $tls_h ]]; then
+      log "(k) no $kind rate from h2load: nothing to search from"
+      continue
+    fi
+    tls_search "$kind" "$rep"
+    if [[ $kind == full ]]; then
+      rate=$(awk -v f="$tls_cpu_share" -v h="$tls_h" 'BEGIN { printf "%d", f * h }')
       for tool in "${tools[@]}"; do
-        best=0
-        for f in $tls_steps; do
-          rate=$(awk -v f="$f" -v h="$tls_h" 'BEGIN { printf "%d", f * h }')
-          base=$out/k-$tool-$kind-$rate-r$rep
-          tls_run "$tool" "$kind" "$rate" "$base"
-          if tls_held "$tool" "$rate" "$base"; then best=$rate; else break; fi
-        done
-        record "k_${kind}_$tool" "$best"
-        log "(k) rep $rep: $tool $kind held $best conn/s (h2load $tls_h)"
+        base=$out/k-cpu-$tool-r$rep
+        tls_run "$tool" full "$rate" "$base"
+        record "k_cpu_$tool" "$(result_calc "$base.json" .1f \
+          "{cpu_s} / {/totals/connections} * 1e6")"
       done
-    done
-    rate=$(awk -v f="$tls_cpu_share" -v h="$tls_h" 'BEGIN { printf "%d", f * h }')
-    for tool in "${tools[@]}"; do
-      base=$out/k-cpu-$tool-r$rep
-      tls_run "$tool" full "$rate" "$base"
-      record "k_cpu_$tool" "$(result_calc "$base.json" .1f \
-        "{cpu_s} / {/totals/connections} * 1e6")"
-    done
-  fi
+    fi
+  done
   # HTTPS keep-alive: wrk's ceiling W, then rateperf --request-rate W on as many connections.
   base=$out/k-wrk-r$rep
-  next_port
+  tls_port resumed
   timeout -k 2 $((tls_s + 15)) ${in_netns[@]+"${in_netns[@]}"} taskset -c 0 \
     wrk -t1 -c50 -d"${tls_s}s" "https://127.0.0.1:$port/ok.txt" >"$base.txt" 2>&1 ||
     log "wrk exited with status $? ($base.txt)"
@@ -125,7 +184,7 @@ measure_k() {
     record k_wrk "$w"
     for tool in $(rateperfs); do
       base=$out/k-ka-$tool-r$rep
-      next_port
+      tls_port resumed
       local bin=$rateperf
       [[ $tool == baseline ]] && bin=$baseline
       timeout -k 2 $((tls_s + 30)) ${in_netns[@]+"${in_netns[@]}"} taskset -c 0 "$bin" -q --ssl \
@@ -136,7 +195,7 @@ measure_k() {
       sleep 0.5
     done
   fi
-  server_stop "$nginx_pid"
+  for base in "${nginx_pids[@]}"; do server_stop "$base"; done
   [[ -z $ns_pid ]] || server_stop "$ns_pid"
 }
 
@@ -147,17 +206,22 @@ rows_k() {
     return 0
   fi
   for kind in full resumed; do
-    row "(k) TLS: new connections/s held, $kind handshakes (${tls_s}-s runs; wrk column: h2load's all-at-once rate, full handshakes) [conn/s]" \
+    row "(k) TLS: new connections/s held, $kind handshakes (${tls_s}-s runs, one request each, $tls_where; wrk column: h2load's closed loop on 50) [conn/s]" \
       "$(median "k_${kind}_rateperf" 0)" "$(median "k_${kind}_baseline" 0)" \
-      "$(median "k_${kind}_httperf" 0)" "$(median k_h2load 0)" \
+      "$(median "k_${kind}_httperf" 0)" "$(median "k_h2load_$kind" 0)" \
       "$(ratio "k_${kind}_rateperf" "k_${kind}_baseline")" \
-      "$(ratio "k_${kind}_rateperf" "k_${kind}_httperf")" "$(ratio "k_${kind}_rateperf" k_h2load)" \
-      ">= httperf and >= 0.95 h2load"
+      "$(ratio "k_${kind}_rateperf" "k_${kind}_httperf")" \
+      "$(ratio "k_${kind}_rateperf" "k_h2load_$kind")" ">= httperf and >= 0.95 h2load"
   done
-  row "(k) TLS: CPU per full handshake at $tls_cpu_share x h2load's rate [us]" \
-    "$(median k_cpu_rateperf 1)" "$(median k_cpu_baseline 1)" "$(median k_cpu_httperf 1)" "-" \
-    "$(ratio k_cpu_rateperf k_cpu_baseline)" "$(ratio k_cpu_rateperf k_cpu_httperf)" "-" \
-    "<= httperf"
+  for kind in full resumed; do
+    row "(k) TLS: rateperf's lag p99 at its held rate, $kind handshakes [ms]" \
+      "$(median "k_lag_${kind}_rateperf" 3)" "$(median "k_lag_${kind}_baseline" 3)" "-" "-" \
+      "$(ratio "k_lag_${kind}_rateperf" "k_lag_${kind}_baseline")" "-" "-" ""
+  done
+  row "(k) TLS: CPU per full handshake at $tls_cpu_share x h2load's full rate (wrk column: h2load's, at its ceiling) [us]" \
+    "$(median k_cpu_rateperf 1)" "$(median k_cpu_baseline 1)" "$(median k_cpu_httperf 1)" \
+    "$(median k_h2cpu_full 1)" "$(ratio k_cpu_rateperf k_cpu_baseline)" \
+    "$(ratio k_cpu_rateperf k_cpu_httperf)" "$(ratio k_cpu_rateperf k_h2cpu_full)" "<= httperf"
   row "(k) HTTPS keep-alive: requests/s achieved by --request-rate W on 50 connections; wrk: W, its closed loop on 50" \
     "$(median k_ka_rateperf 0)" "$(median k_ka_baseline 0)" "-" "$(median k_wrk 0)" \
     "$(ratio k_ka_rateperf k_ka_baseline)" "-" "$(ratio k_ka_rateperf k_wrk)" ">= 0.95 wrk"
