@@ -125,6 +125,8 @@ Config export_config() {
   c.period.steps = {{from_s(0.01), from_s(2)}, {from_s(0.005), from_s(3)}};
   c.num_conns = 40000;
   c.myaddr = {"10.0.0.2-10.0.0.9"};
+  c.threads = 2;
+  c.cpus = {0, 1};
   c.num_calls = 1;
   c.timeout = from_s(5);
   c.think_timeout = from_s(0.25);
@@ -212,6 +214,9 @@ const std::vector<JsonField>& documented_fields() {
       {"/config/seed", JsonType::integer},
       {"/config/verbose", JsonType::integer},
       {"/config/timing", JsonType::string},
+      {"/config/threads", JsonType::integer},
+      {"/config/cpus", JsonType::array},
+      {"/config/cpus[]", JsonType::integer},
       {"/config/max_lag_ms", JsonType::number_or_null},
       {"/config/max_error_rate_percent", JsonType::number_or_null},
       {"/totals", JsonType::object},

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <string>
 #include <vector>
@@ -298,6 +300,25 @@ TEST_SUITE("options") {
     const Config poisson = config_of({"--connections", "4", "--period", "e0.001", "--requests", "7"});
     CHECK(poisson.request_mode);
     CHECK(poisson.period.kind == rateperf::options::PeriodKind::exponential);
+  }
+
+  TEST_CASE("--threads and --cpus: the values, their echo, and what is refused") {
+    const Config two = config_of({"--threads", "2", "--cpus", "1,0"});
+    CHECK(two.threads == 2);
+    CHECK(two.cpus == std::vector<std::uint32_t>{1, 0});
+    CHECK(config_of({}).threads == 1);
+    CHECK(config_of({}).cpus.empty());
+    CHECK(usage_error({"--threads", "0"}) == "--threads: must be within 1..256 (got 0)");
+    CHECK(usage_error({"--threads", "257"}) == "--threads: must be within 1..256 (got 257)");
+    const long cpus = ::sysconf(_SC_NPROCESSORS_CONF);
+    const std::string missing = std::to_string(cpus);
+    CHECK(usage_error({"--cpus", missing.c_str()}) ==
+          "--cpus: CPU " + std::to_string(cpus) + " does not exist (this machine has CPUs 0-" +
+              std::to_string(cpus - 1) + ")");
+    CHECK(usage_error({"--cpus", "1-0"}) == "--cpus: the range '1-0' runs backwards");
+    CHECK(usage_error({"--cpus", "0,,1"}) ==
+          "--cpus: expected CPU numbers or ranges A-B separated by commas (got '0,,1')");
+    CHECK(usage_error({"--cpus", "x"}) == "--cpus: 'x' is not a number");
   }
 
   TEST_CASE("bad --client, --uri, --method, --http-version and hosts are refused") {

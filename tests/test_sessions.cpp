@@ -15,42 +15,10 @@
 #include "process.hpp"
 #include "report_text.hpp"
 #include "run_on_loopback.hpp"
+#include "temp_file.hpp"
 #include "test_server.hpp"
 
 namespace rateperf::test {
-
-namespace {
-
-// A file of `text` under /tmp, removed with the object.
-class TempFile {
- public:
-  explicit TempFile(const std::string& text)
-      : path_("/tmp/rateperf-sessions-" + std::to_string(::getpid()) + "-" +
-              std::to_string(counter_++) + ".txt") {
-    std::ofstream(path_, std::ios::binary) << text;
-  }
-  ~TempFile() { std::remove(path_.c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  static inline int counter_ = 0;
-  std::string path_;
-};
-
-std::vector<std::string> request_lines(const TestServer& server) {
-  std::vector<std::string> lines;
-  for (const std::string& request : server.received()) {
-    lines.push_back(request.substr(0, request.find("\r\n")));
-  }
-  return lines;
-}
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
-}  // namespace
 
 TEST_SUITE("sessions") {
   TEST_CASE("--wsess: each burst's first call alone, the rest after its reply, a think time between bursts") {

@@ -18,7 +18,11 @@ using rateperf::workload::WorkingSet;
 
 std::vector<std::string> take(rateperf::workload::UriSource& source, int count) {
   std::vector<std::string> uris;
-  for (int i = 0; i < count && !source.exhausted(); ++i) uris.emplace_back(source.next());
+  std::string uri;
+  for (int i = 0; i < count && !source.exhausted(); ++i) {
+    uri.clear();
+    if (source.append_next(uri)) uris.push_back(uri);
+  }
   return uris;
 }
 

@@ -179,9 +179,13 @@ bool Connection::push_call(const Request& request) {
         .append(request.cookie)
         .append(bytes.substr(planned->header_end));
   } else if (work.uris) {
-    if (work.uris_ended()) return false;
-    const std::string_view uri = work.uris->next();
-    send_buffer_.append(work.request_head).append(uri).append(work.request_tail);
+    send_buffer_.append(work.request_head);
+    if (!work.uris->append_next(send_buffer_)) {
+      // The list has ended (--wlog n,FILE), perhaps at another worker's call just now.
+      send_buffer_.resize(before);
+      return false;
+    }
+    send_buffer_.append(work.request_tail);
   } else {
     // --wsess: the run's request, with the session's cookies.
     const std::string_view bytes = work.request;

@@ -238,7 +238,10 @@ const workload::PlannedRequest* Session::for_call(const workload::PlannedRequest
   if (spare_.empty()) spare_.push_back(std::make_unique<workload::PlannedRequest>());
   std::unique_ptr<workload::PlannedRequest> own = std::move(spare_.back());
   spare_.pop_back();
-  own->bytes.assign(work.request_head).append(work.uris->next()).append(work.request_tail);
+  // A session's URI source never ends (--wlog n is refused with sessions).
+  own->bytes.assign(work.request_head);
+  work.uris->append_next(own->bytes);
+  own->bytes.append(work.request_tail);
   own->header_end = own->bytes.size() - 2;
   own->no_body = planned.no_body;
   own->timeout = planned.timeout;

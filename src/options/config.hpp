@@ -13,6 +13,8 @@ namespace rateperf::options {
 inline constexpr std::uint64_t kMaxPipedCalls = 1024;
 // The most connections --max-connections may give one session.
 inline constexpr std::uint64_t kMaxSessionConnections = 64;
+// The most workers --threads may start: far past the cores of any machine it runs on.
+inline constexpr std::uint64_t kMaxThreads = 256;
 // How many times --retry-on-failure sends one call again before its session fails: a server
 // that always answers with the failure status must not hold a session forever.
 inline constexpr int kMaxRetries = 8;
@@ -149,6 +151,12 @@ struct Config {
   std::optional<std::uint32_t> recv_buffer_bytes;
 
   Timing timing = Timing::automatic;  // --timing
+
+  // --threads: share-nothing workers, each on a thread of its own with its own loop, taking
+  // arrivals k, k + N, ... of the one schedule; --cpus: the CPUs they are pinned to in turn
+  // (none: the kernel places them).
+  std::uint32_t threads = 1;
+  std::vector<std::uint32_t> cpus;
 
   std::uint32_t client_id = 0;     // --client I/N: this client's index I
   std::uint32_t client_count = 1;  // --client I/N: the number of clients N

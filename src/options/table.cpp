@@ -7,6 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <system_error>
+#include <vector>
+
+#include <unistd.h>
 
 #include "options/period.hpp"
 #include "options/values.hpp"
@@ -49,6 +52,50 @@ void apply_client(Config& c, std::string_view text) {
   if (!ok) fail("--client", "expected I/N with 0 <= I < N (got " + quoted(text) + ")");
   c.client_id = id;
   c.client_count = count;
+}
+
+// --cpus LIST: CPU numbers and ranges A-B, separated by commas, each a CPU of this machine.
+void apply_cpus(Config& c, std::string_view text) {
+  const long configured = ::sysconf(_SC_NPROCESSORS_CONF);
+  const auto cpus = static_cast<std::uint64_t>(configured > 0 ? configured : 1);
+  std::vector<std::uint32_t> list;
+  std::string_view rest = text;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    const std::size_t dash = item.find('-');
+    const std::string_view first_text = item.substr(0, dash);
+    const std::string_view last_text =
+        dash == std::string_view::npos ? first_text : item.substr(dash + 1);
+    if (first_text.empty() || last_text.empty()) {
+      fail("--cpus", "expected CPU numbers or ranges A-B separated by commas (got " + quoted(text) + ")");
+    }
+    const std::uint64_t first = parse_whole("--cpus", first_text, 0);
+    const std::uint64_t last = parse_whole("--cpus", last_text, 0);
+    if (last < first) fail("--cpus", "the range " + quoted(item) + " runs backwards");
+    if (last >= cpus) {
+      fail("--cpus", "CPU " + std::to_string(last) + " does not exist (this machine has CPUs 0-" +
+                         std::to_string(cpus - 1) + ")");
+    }
+    for (std::uint64_t cpu = first; cpu <= last; ++cpu) list.push_back(static_cast<std::uint32_t>(cpu));
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  c.cpus = std::move(list);
+}
+
+// A CPU list as --cpus takes it: runs of consecutive CPUs written A-B.
+std::string cpu_list_text(const std::vector<std::uint32_t>& cpus) {
+  std::string text;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    if (!text.empty()) text += ',';
+    text += std::to_string(cpus[i]);
+    if (j > i) text += "-" + std::to_string(cpus[j]);
+    i = j + 1;
+  }
+  return text;
 }
 
 const char* period_kind_name(const Period& period) {
@@ -323,6 +370,19 @@ const std::array kOptions = {
     .echo_rank = 200, .echo = [](const Config& c, std::string& l) {
       if (c.timing != Timing::automatic) add(l, "--timing=" + std::string(timing_name(c.timing))); },
     .json = [](const Config& c, json& j) { j["timing"] = timing_name(c.timing); }},
+  OptionSpec{.name = "threads", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
+    .help = "workers on threads of their own, each taking every Nth arrival of the one schedule (default 1)",
+    .apply = [](Config& c, std::string_view v) {
+      c.threads = static_cast<std::uint32_t>(parse_whole("--threads", v, 1, kMaxThreads)); },
+    .echo_rank = 205, .echo = [](const Config& c, std::string& l) {
+      if (c.threads > 1) add(l, "--threads=" + std::to_string(c.threads)); },
+    .json = [](const Config& c, json& j) { j["threads"] = c.threads; }},
+  OptionSpec{.name = "cpus", .group = Group::load, .kind = ValueKind::text, .value_name = "LIST",
+    .help = "pin the --threads workers to these CPUs in turn, e.g. 0,2-3 (default: the kernel places them)",
+    .apply = apply_cpus,
+    .echo_rank = 206, .echo = [](const Config& c, std::string& l) {
+      if (!c.cpus.empty()) add(l, "--cpus=" + cpu_list_text(c.cpus)); },
+    .json = [](const Config& c, json& j) { j["cpus"] = c.cpus.empty() ? json(nullptr) : json(c.cpus); }},
   OptionSpec{.name = "seed", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
     .help = "seed of the u and e gaps (default 1 + I of --client)",
     .apply = [](Config& c, std::string_view v) {

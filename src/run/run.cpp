@@ -2,8 +2,14 @@
 
 #include <sys/resource.h>
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <exception>
+#include <thread>
 #include <ctime>
 #include <map>
 #include <memory>
@@ -24,9 +30,6 @@
 namespace rateperf::run {
 
 namespace {
-
-// One worker for now; the workers of later runs each take their share of the schedule.
-constexpr std::size_t kWorkers = 1;
 
 double seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
@@ -93,6 +96,48 @@ stats::TimingFigures timing_of(const options::Config& config,
   return t;
 }
 
+// Pins the calling thread to `cpu`; a refusal (a CPU outside this process's set) is said once.
+void pin_to(std::uint32_t cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (const int error = ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set); error != 0) {
+    std::fprintf(stderr, "rateperf: --cpus: cannot pin a worker to CPU %u: %s\n", cpu,
+                 std::strerror(error));
+  }
+}
+
+// Runs the workers from `start`: one on this thread, several each on a thread of its own (worker
+// k pinned to cpus[k % size], when given); their results in worker order once all have ended.
+std::vector<engine::WorkerResult> run_workers(
+    const std::vector<std::unique_ptr<engine::Worker>>& workers,
+    const std::vector<std::uint32_t>& cpus, TimePoint start) {
+  std::vector<engine::WorkerResult> results(workers.size());
+  if (workers.size() == 1) {
+    if (!cpus.empty()) pin_to(cpus.front());
+    results.front() = workers.front()->run(start);
+    return results;
+  }
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> failures(workers.size());
+  threads.reserve(workers.size());
+  for (std::size_t k = 0; k < workers.size(); ++k) {
+    threads.emplace_back([&, k] {
+      try {
+        if (!cpus.empty()) pin_to(cpus[k % cpus.size()]);
+        results[k] = workers[k]->run(start);
+      } catch (...) {
+        failures[k] = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& failure : failures) {
+    if (failure) std::rethrow_exception(failure);
+  }
+  return results;
+}
+
 }  // namespace
 
 void prepare_process() {
@@ -134,14 +179,15 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
                                                     listeners.call_lines);
   }
   std::unique_ptr<SampleBoard> board;
-  if (listeners.on_sample) board = std::make_unique<SampleBoard>(kWorkers, listeners.on_sample);
+  const std::size_t shares = config.threads;
+  if (listeners.on_sample) board = std::make_unique<SampleBoard>(shares, listeners.on_sample);
   std::vector<std::unique_ptr<engine::Worker>> workers;
   std::vector<engine::Worker*> watched;
-  for (std::size_t share = 0; share < kWorkers; ++share) {
+  for (std::size_t share = 0; share < shares; ++share) {
     workers.push_back(std::make_unique<engine::Worker>(
         engine::WorkerSetup{.config = config,
                             .share = share,
-                            .shares = kWorkers,
+                            .shares = shares,
                             .endpoints = endpoints,
                             .sources = &sources,
                             .workload = work,
@@ -158,8 +204,7 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   const std::string start_time_utc = utc_now();
   const TimePoint start = Clock::now();
   watcher.start(start);
-  std::vector<engine::WorkerResult> results;
-  for (auto& worker : workers) results.push_back(worker->run(start));
+  std::vector<engine::WorkerResult> results = run_workers(workers, config.cpus, start);
   watcher.finish();
   rusage after{};
   ::getrusage(RUSAGE_SELF, &after);

@@ -12,9 +12,11 @@ namespace rateperf::workload {
 
 UriLog::UriLog(std::vector<std::string> uris, bool wrap) : uris_(std::move(uris)), wrap_(wrap) {}
 
-std::string_view UriLog::next() {
-  if (at_ == uris_.size()) at_ = 0;  // wrapping (exhausted() is false only then)
-  return uris_[at_++];
+bool UriLog::append_next(std::string& out) {
+  const std::uint64_t k = taken_.fetch_add(1);
+  if (!wrap_ && k >= uris_.size()) return false;
+  out += uris_[k % uris_.size()];
+  return true;
 }
 
 std::vector<std::string> parse_uri_log(std::string_view text, std::string_view path) {
@@ -46,22 +48,27 @@ WorkingSet::WorkingSet(std::string prefix, std::uint64_t files, double rate)
   for (std::uint64_t last = files_ - 1; last >= 10; last /= 10) ++digits_;
 }
 
-std::string_view WorkingSet::next() {
-  std::string number = std::to_string(file_);
+bool WorkingSet::append_next(std::string& out) {
+  std::uint64_t file = 0;
+  {
+    const std::lock_guard lock(mutex_);
+    file = file_;
+    // X new files per call: after 1/X calls of this one, the next.
+    credit_ += rate_;
+    if (credit_ >= 1 - 1e-9) {
+      credit_ -= 1;
+      file_ = (file_ + 1) % files_;
+    }
+  }
+  std::string number = std::to_string(file);
   number.insert(0, static_cast<std::size_t>(digits_) - number.size(), '0');
-  uri_ = prefix_;
+  out += prefix_;
   for (const char digit : number) {
-    uri_ += '/';
-    uri_ += digit;
+    out += '/';
+    out += digit;
   }
-  uri_ += ".html";
-  // X new files per call: after 1/X calls of this one, the next.
-  credit_ += rate_;
-  if (credit_ >= 1 - 1e-9) {
-    credit_ -= 1;
-    file_ = (file_ + 1) % files_;
-  }
-  return uri_;
+  out += ".html";
+  return true;
 }
 
 std::unique_ptr<UriSource> uri_source_from_config(const options::Config& config) {

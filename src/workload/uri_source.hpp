@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,13 +14,14 @@ namespace rateperf::workload {
 
 // Where each call's URI comes from when the calls do not all send --uri: httperf's --wlog (a
 // list of URIs read from a file, replayed in order) and --wset (a working set of N generated
-// URIs, each used 1/X times in a row). Read or built before the run; used by one worker's
-// thread at a time.
+// URIs, each used 1/X times in a row). Read or built before the run; one source serves every
+// worker (--threads), so that the calls of the whole run take its URIs in turn.
 class UriSource {
  public:
   virtual ~UriSource() = default;
-  // The next call's URI; only when !exhausted(). Valid until the next call.
-  virtual std::string_view next() = 0;
+  // Appends the next call's URI to `out`: false, with nothing appended, when the list has ended
+  // (--wlog n,FILE). Safe from several threads at once.
+  virtual bool append_next(std::string& out) = 0;
   // The list has ended and does not wrap (--wlog n,FILE): no call may start any more.
   virtual bool exhausted() const = 0;
 };
@@ -29,14 +32,14 @@ class UriSource {
 class UriLog final : public UriSource {
  public:
   UriLog(std::vector<std::string> uris, bool wrap);
-  std::string_view next() override;
-  bool exhausted() const override { return !wrap_ && at_ == uris_.size(); }
+  bool append_next(std::string& out) override;
+  bool exhausted() const override { return !wrap_ && taken_.load() >= uris_.size(); }
   std::size_t size() const { return uris_.size(); }
 
  private:
   std::vector<std::string> uris_;
   bool wrap_;
-  std::size_t at_ = 0;
+  std::atomic<std::uint64_t> taken_{0};  // URIs handed out (past the end: calls refused)
 };
 
 // Splits the text of a --wlog file into its URIs; `path` names it in messages. Throws
@@ -51,7 +54,7 @@ std::vector<std::string> parse_uri_log(std::string_view text, std::string_view p
 class WorkingSet final : public UriSource {
  public:
   WorkingSet(std::string prefix, std::uint64_t files, double rate);
-  std::string_view next() override;
+  bool append_next(std::string& out) override;
   bool exhausted() const override { return false; }
 
  private:
@@ -59,9 +62,9 @@ class WorkingSet final : public UriSource {
   std::uint64_t files_;
   double rate_;
   int digits_;
+  std::mutex mutex_;  // guards the two below
   std::uint64_t file_ = 0;
   double credit_ = 0;
-  std::string uri_;
 };
 
 // The URI source the options ask for (reading the --wlog file: UsageError "--wlog: cannot read

@@ -1,0 +1,135 @@
+// --threads and --cpus in real runs: the workers' shares add up to the one schedule the options
+// describe (the server's count, the report, the JSON's schedule), the URI list and the pool of
+// --request-rate are the whole run's, and each worker runs on the CPUs --cpus names. The exact
+// merge of the workers' collectors is the "workers" suite's.
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+#include "report_text.hpp"
+#include "run_on_loopback.hpp"
+#include "temp_file.hpp"
+#include "test_server.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using rateperf::test::ProcessResult;
+using rateperf::test::read_json;
+using rateperf::test::request_lines;
+using rateperf::test::TempFile;
+using rateperf::test::rateperf_binary;
+using rateperf::test::report_figure;
+using rateperf::test::run_process;
+using rateperf::test::run_rateperf;
+using rateperf::test::ServerMode;
+using rateperf::test::TestServer;
+
+}  // namespace
+
+TEST_SUITE("run_options") {
+  TEST_CASE("--threads 1, 2 and 3 offer the one seeded schedule and report it whole") {
+    // The same exponential schedule (seed 5) over one, two and three workers: the server counts
+    // every arrival, the report and the JSON say the run's figures, not one worker's, and the
+    // intended window (first to last intended start) is the single worker's to the nanosecond.
+    double window_of_one = 0;
+    double rate_of_one = 0;
+    for (const std::string threads : {"1", "2", "3"}) {
+      CAPTURE(threads);
+      TestServer server(ServerMode::reply);
+      const TempFile json("");
+      const ProcessResult run = run_rateperf(
+          server.port(), {"--period", "e0.002", "--num-conns", "600", "--seed", "5", "--threads",
+                          threads, "--json", json.path()});
+      INFO(run.out << run.err);
+      REQUIRE(run.exit_code == 0);
+      CHECK(server.requests() == 600);
+      CHECK(report_figure(run.out, "Total:", "connections") == 600);
+      CHECK(report_figure(run.out, "Total:", "replies") == 600);
+      CHECK(report_figure(run.out, "Errors: total", "total") == 0);
+      const nlohmann::json doc = read_json(json.path());
+      CHECK(doc.at("config").at("threads") == std::stoi(threads));
+      // The seeded gaps' own mean, near the 2 ms asked for.
+      const double rate = doc.at("schedule").at("intended_rate_per_s").get<double>();
+      CHECK(rate == doctest::Approx(500).epsilon(0.05));
+      const double window = doc.at("schedule").at("intended_window_s").get<double>();
+      if (threads == "1") {
+        window_of_one = window;
+        rate_of_one = rate;
+        CHECK(run.out.find("--threads") == std::string::npos);
+      } else {
+        CHECK(window == doctest::Approx(window_of_one).epsilon(1e-9));
+        CHECK(rate == doctest::Approx(rate_of_one).epsilon(1e-9));
+        CHECK(run.out.find("--threads=" + threads) != std::string::npos);
+      }
+    }
+  }
+
+  TEST_CASE("--threads 2: --wlog n ends the whole run at the list's end; --request-rate's requests are the run's") {
+    const TempFile list("/u0\n/u1\n/u2\n/u3\n/u4\n/u5\n/u6\n");
+    // Seven URIs for twenty arrivals: each URI once, over both workers, then the run ends.
+    TestServer server(ServerMode::reply);
+    const ProcessResult ended = run_rateperf(
+        server.port(), {"--num-conns", "20", "--rate", "200", "--threads", "2", "--wlog", "n," + list.path()});
+    INFO(ended.out << ended.err);
+    REQUIRE(ended.exit_code == 0);
+    std::vector<std::string> lines = request_lines(server);
+    std::sort(lines.begin(), lines.end());
+    CHECK(lines == std::vector<std::string>{"GET /u0 HTTP/1.1", "GET /u1 HTTP/1.1", "GET /u2 HTTP/1.1",
+                                            "GET /u3 HTTP/1.1", "GET /u4 HTTP/1.1", "GET /u5 HTTP/1.1",
+                                            "GET /u6 HTTP/1.1"});
+    CHECK(report_figure(ended.out, "Total:", "requests") == 7);
+    CHECK(report_figure(ended.out, "Errors: total", "total") == 0);
+
+    // --request-rate and --requests describe the whole run: 400 requests at 400/s over two
+    // workers, each with part of the 5 connections.
+    TestServer pooled(ServerMode::reply);
+    const ProcessResult requests = run_rateperf(
+        pooled.port(), {"--request-rate", "400", "--connections", "5", "--requests", "400", "--threads", "2"});
+    INFO(requests.out << requests.err);
+    REQUIRE(requests.exit_code == 0);
+    CHECK(pooled.requests() == 400);
+    CHECK(report_figure(requests.out, "Total:", "replies") == 400);
+    CHECK(report_figure(requests.out, "Request rate:", "Request rate:") == doctest::Approx(400).epsilon(0.05));
+  }
+
+  TEST_CASE("--cpus: each worker's thread may run only on the CPUs named") {
+    const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 2) {
+      std::printf("skipped: --cpus pinning needs two CPUs to tell pinned from unpinned (this machine has %ld)\n", cpus);
+      return;
+    }
+    // Two workers pinned to the last CPU: while the run goes on, /proc shows two of its threads
+    // allowed only that CPU (the coordinator and the watcher stay unpinned).
+    const std::string last = std::to_string(cpus - 1);
+    TestServer server(ServerMode::reply);
+    const std::string script =
+        "\"$0\" --server 127.0.0.1 --port " + std::to_string(server.port()) +
+        " --rate 100 --num-conns 150 --threads 2 --cpus " + last +
+        " -q >/dev/null & pid=$!; sleep 0.7; grep -h Cpus_allowed_list /proc/$pid/task/*/status; wait $pid";
+    const ProcessResult run = run_process({"sh", "-c", script, rateperf_binary()}, 20s);
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    std::istringstream lines(run.out);
+    std::string line;
+    int pinned = 0;
+    int threads = 0;
+    while (std::getline(lines, line)) {
+      ++threads;
+      if (line == "Cpus_allowed_list:\t" + last) ++pinned;
+    }
+    CHECK(threads >= 3);
+    CHECK(pinned == 2);
+    CHECK(server.requests() == 150);
+  }
+}
