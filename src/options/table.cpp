@@ -68,7 +68,8 @@ void apply_cpus(Config& c, std::string_view text) {
     const std::string_view last_text =
         dash == std::string_view::npos ? first_text : item.substr(dash + 1);
     if (first_text.empty() || last_text.empty()) {
-      fail("--cpus", "expected CPU numbers or ranges A-B separated by commas (got " + quoted(text) + ")");
+      fail("--cpus", "expected CPU numbers or ranges A-B separated by commas (got " +
+                         quoted(text) + ")");
     }
     const std::uint64_t first = parse_whole("--cpus", first_text, 0);
     const std::uint64_t last = parse_whole("--cpus", last_text, 0);
@@ -77,7 +78,9 @@ void apply_cpus(Config& c, std::string_view text) {
       fail("--cpus", "CPU " + std::to_string(last) + " does not exist (this machine has CPUs 0-" +
                          std::to_string(cpus - 1) + ")");
     }
-    for (std::uint64_t cpu = first; cpu <= last; ++cpu) list.push_back(static_cast<std::uint32_t>(cpu));
+    for (std::uint64_t cpu = first; cpu <= last; ++cpu) {
+      list.push_back(static_cast<std::uint32_t>(cpu));
+    }
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
