@@ -1,0 +1,84 @@
+# scripts/bench (l): --threads (issue 18). In a new network namespace per repetition, connection
+# attempts to a closed port (each refused at once: no server's CPU in the figure, the client's
+# work alone) offered at threads_rate, above what two workers make: the attempts a second and
+# the CPU per attempt of --threads 1 on CPU 0 and of --threads 2 on CPUs 0-1, and, as the
+# reference for what two cores give, two separate rateperf processes at once, one on each CPU at
+# half the rate, their attempts a second summed. Sourced.
+# shellcheck shell=bash
+
+threads_rate=600000
+threads_where="-"
+
+# threads_run BIN BASE ARGS...: BIN against the closed port for threads_s seconds at RATE
+# (--rate is among ARGS), its figures in BASE.json.
+threads_run() {
+  local bin=$1 base=$2
+  shift 2
+  timeout -k 2 $((threads_s + 30)) ${in_netns[@]+"${in_netns[@]}"} "$bin" -q --server 127.0.0.1 \
+    --port 9 --timeout 2 --json "$base.json" "$@" >"$base.txt" 2>"$base.err" ||
+    log "$bin exited with status $? ($base.txt)"
+}
+
+measure_l() {
+  local rep=$1 ns_pid='' tool bin base t cpus c sum
+  local -a in_netns=() pids=()
+  if netns_new; then
+    ns_pid=$netns_pid
+    threads_where="a new network namespace per repetition"
+  else
+    threads_where="this network namespace (not root)"
+  fi
+  for tool in $(rateperfs); do
+    bin=$rateperf
+    [[ $tool == baseline ]] && bin=$baseline
+    for t in 1 2; do
+      base=$out/l-$tool-t$t-r$rep
+      cpus=0
+      ((t == 2)) && cpus=0-1
+      threads_run "$bin" "$base" --rate "$threads_rate" --num-conns $((threads_rate * threads_s)) \
+        --threads "$t" --cpus "$cpus"
+      record "l_t${t}_$tool" "$(result_get "$base.json" '{/connection_rate/per_s:.0f}')"
+      record "l_cpu_t${t}_$tool" \
+        "$(result_calc "$base.json" .2f '{cpu_s} / {/totals/connections} * 1e6')"
+      sleep 0.5
+    done
+    pids=()
+    for c in 0 1; do
+      threads_run "$bin" "$out/l-$tool-p$c-r$rep" --rate $((threads_rate / 2)) \
+        --num-conns $((threads_rate / 2 * threads_s)) --cpus "$c" &
+      pids+=($!)
+    done
+    wait "${pids[@]}"
+    sum=0
+    for c in 0 1; do
+      sum=$((sum + $(result_get "$out/l-$tool-p$c-r$rep.json" '{/connection_rate/per_s:.0f}' || echo 0)))
+    done
+    record "l_p2_$tool" "$sum"
+    sleep 0.5
+  done
+  [[ -z $ns_pid ]] || server_stop "$ns_pid"
+}
+
+rows_l() {
+  local t
+  if ! wants l; then
+    row "(l) --threads" "not measured" "not measured" "-" "-" "" "" "" ""
+    return 0
+  fi
+  for t in 1 2; do
+    row "(l) connection attempts/s to a closed port, --threads $t (offered $threads_rate, ${threads_s}-s runs, $threads_where) [conn/s]" \
+      "$(median "l_t${t}_rateperf" 0)" "$(median "l_t${t}_baseline" 0)" "-" "-" \
+      "$(ratio "l_t${t}_rateperf" "l_t${t}_baseline")" "-" "-" ""
+  done
+  row "(l) two rateperf processes at once, one on each CPU at half the rate: attempts/s summed [conn/s]" \
+    "$(median l_p2_rateperf 0)" "$(median l_p2_baseline 0)" "-" "-" \
+    "$(ratio l_p2_rateperf l_p2_baseline)" "-" "-" ""
+  row "(l) --threads 2 / --threads 1, in attempts/s (two processes / one: $(ratio l_p2_rateperf l_t1_rateperf))" \
+    "$(ratio l_t2_rateperf l_t1_rateperf)" "$(ratio l_t2_baseline l_t1_baseline)" "-" "-" "" "-" "-" ">= 1.8"
+  for t in 1 2; do
+    row "(l) CPU per attempt, --threads $t [us]" \
+      "$(median "l_cpu_t${t}_rateperf" 2)" "$(median "l_cpu_t${t}_baseline" 2)" "-" "-" \
+      "$(ratio "l_cpu_t${t}_rateperf" "l_cpu_t${t}_baseline")" "-" "-" \
+      "$( ((t == 2)) && echo "no more than --threads 1's")"
+  done
+}
