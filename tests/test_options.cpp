@@ -302,7 +302,7 @@ TEST_SUITE("options") {
     CHECK(poisson.period.kind == rateperf::options::PeriodKind::exponential);
   }
 
-  TEST_CASE("--threads and --cpus: the values, their echo, and what is refused") {
+  TEST_CASE("--threads, --cpus and --shard: the values and what is refused") {
     const Config two = config_of({"--threads", "2", "--cpus", "1,0"});
     CHECK(two.threads == 2);
     CHECK(two.cpus == std::vector<std::uint32_t>{1, 0});
@@ -319,6 +319,18 @@ TEST_SUITE("options") {
     CHECK(usage_error({"--cpus", "0,,1"}) ==
           "--cpus: expected CPU numbers or ranges A-B separated by commas (got '0,,1')");
     CHECK(usage_error({"--cpus", "x"}) == "--cpus: 'x' is not a number");
+    const Config shard = config_of({"--shard", "2/3", "--rate", "30", "--num-conns", "10"});
+    CHECK(shard.shard_index == 2);
+    CHECK(shard.shard_count == 3);
+    CHECK(shard.shard_arrivals() == 3);  // arrivals 2, 5 and 8 of 0..9
+    CHECK(config_of({"--shard", "0/3", "--rate", "30", "--num-conns", "10"}).shard_arrivals() == 4);
+    for (const char* text : {"3/3", "0/0", "1", "a/b"}) {
+      CAPTURE(text);
+      CHECK(usage_error({"--shard", text, "--rate", "10"}) ==
+            "--shard: expected I/N with 0 <= I < N (got '" + std::string(text) + "')");
+    }
+    CHECK(usage_error({"--shard", "0/2"}) ==
+          "--shard: needs --rate or --period above 0 (--rate 0 runs one connection after another, in one process)");
   }
 
   TEST_CASE("bad --client, --uri, --method, --http-version and hosts are refused") {

@@ -103,6 +103,31 @@ TEST_SUITE("run_options") {
     CHECK(report_figure(requests.out, "Request rate:", "Request rate:") == doctest::Approx(400).epsilon(0.05));
   }
 
+  TEST_CASE("--shard I/3: three processes make the run's connections between them, a third each") {
+    // The shards' parts of 300 arrivals at 300/s: 100 each (arrivals I, I + 3, ...), at 100/s,
+    // every one of them at the server; with --threads 2 inside a shard, the same part.
+    TestServer server(ServerMode::reply);
+    for (const std::string shard : {"0/3", "1/3", "2/3"}) {
+      CAPTURE(shard);
+      const TempFile json("");
+      const ProcessResult run = run_rateperf(
+          server.port(), {"--rate", "300", "--num-conns", "300", "--shard", shard, "--threads",
+                          shard == "1/3" ? "2" : "1", "--json", json.path()});
+      INFO(run.out << run.err);
+      REQUIRE(run.exit_code == 0);
+      CHECK(report_figure(run.out, "Total:", "connections") == 100);
+      CHECK(report_figure(run.out, "Total:", "replies") == 100);
+      CHECK(report_figure(run.out, "Offered rate:", "Offered rate:") == doctest::Approx(100));
+      CHECK(run.out.find("--shard=" + shard) != std::string::npos);
+      const nlohmann::json doc = read_json(json.path());
+      CHECK(doc.at("config").at("shard").at("index") == shard[0] - '0');
+      CHECK(doc.at("config").at("shard").at("count") == 3);
+      // 100 arrivals 10 ms apart: the first to the last intended start is 0.99 s.
+      CHECK(doc.at("schedule").at("intended_window_s").get<double>() == doctest::Approx(0.99));
+    }
+    CHECK(server.requests() == 300);
+  }
+
   TEST_CASE("--cpus: each worker's thread may run only on the CPUs named") {
     const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus < 2) {

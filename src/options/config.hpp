@@ -157,6 +157,10 @@ struct Config {
   // (none: the kernel places them).
   std::uint32_t threads = 1;
   std::vector<std::uint32_t> cpus;
+  // --shard I/N: this process runs part I of N of the schedule the options describe, by the
+  // rule of --threads (arrivals I, I + N, ...), so that N processes offer the whole of it.
+  std::uint32_t shard_index = 0;
+  std::uint32_t shard_count = 1;
 
   std::uint32_t client_id = 0;     // --client I/N: this client's index I
   std::uint32_t client_count = 1;  // --client I/N: the number of clients N
@@ -180,6 +184,11 @@ struct Config {
 
   // What the connection schedule (not request mode) starts in all: sessions, or connections.
   std::uint64_t arrivals() const { return sessions > 0 ? sessions : num_conns; }
+  // The arrivals of this process's shard: those of arrivals() whose index is I modulo N.
+  std::uint64_t shard_arrivals() const {
+    const std::uint64_t all = arrivals();
+    return all > shard_index ? (all - shard_index + shard_count - 1) / shard_count : 0;
+  }
 };
 
 }  // namespace rateperf::options

@@ -174,6 +174,9 @@ Parsed parse(int argc, const char* const* argv) {
   // TLS's port, unless one is named.
   if (config.tls && !port_named) config.port = 443;
   check_sessions(config, seen);
+  if (config.shard_count > 1 && config.period.sequential()) {
+    fail("--shard", "needs --rate or --period above 0 (--rate 0 runs one connection after another, in one process)");
+  }
   // Each call's URI comes from one place.
   if (seen.count("wlog") != 0 && seen.count("wset") != 0) fail("--wset", "not with --wlog (each call takes its URI from one of them)");
   if (config.request_mode) {

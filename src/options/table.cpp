@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <system_error>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -36,8 +38,8 @@ std::uint32_t buffer_bytes(std::string_view option, std::string_view value) {
   return static_cast<std::uint32_t>(parse_whole(option, value, 1, max_buffer));
 }
 
-// --client I/N.
-void apply_client(Config& c, std::string_view text) {
+// I/N with 0 <= I < N, for `option` (--client, --shard).
+std::pair<std::uint32_t, std::uint32_t> parse_part(std::string_view option, std::string_view text) {
   const std::size_t slash = text.find('/');
   std::uint32_t id = 0;
   std::uint32_t count = 0;
@@ -49,9 +51,13 @@ void apply_client(Config& c, std::string_view text) {
     ok = e1 == std::errc() && p1 == text.data() + slash && e2 == std::errc() &&
          p2 == text.data() + text.size() && id < count;
   }
-  if (!ok) fail("--client", "expected I/N with 0 <= I < N (got " + quoted(text) + ")");
-  c.client_id = id;
-  c.client_count = count;
+  if (!ok) fail(option, "expected I/N with 0 <= I < N (got " + quoted(text) + ")");
+  return {id, count};
+}
+
+// --client I/N.
+void apply_client(Config& c, std::string_view text) {
+  std::tie(c.client_id, c.client_count) = parse_part("--client", text);
 }
 
 // --cpus LIST: CPU numbers and ranges A-B, separated by commas, each a CPU of this machine.
@@ -386,6 +392,16 @@ const std::array kOptions = {
     .echo_rank = 206, .echo = [](const Config& c, std::string& l) {
       if (!c.cpus.empty()) add(l, "--cpus=" + cpu_list_text(c.cpus)); },
     .json = [](const Config& c, json& j) { j["cpus"] = c.cpus.empty() ? json(nullptr) : json(c.cpus); }},
+  OptionSpec{.name = "shard", .group = Group::load, .kind = ValueKind::fraction,
+    .value_name = "I/N", .help = "run part I of N of the schedule (arrivals I, I + N, ...), 0 <= I < N (default 0/1)",
+    .apply = [](Config& c, std::string_view v) {
+      std::tie(c.shard_index, c.shard_count) = parse_part("--shard", v); },
+    .echo_rank = 207, .echo = [](const Config& c, std::string& l) {
+      if (c.shard_count > 1) {
+        add(l, "--shard=" + std::to_string(c.shard_index) + "/" + std::to_string(c.shard_count));
+      } },
+    .json = [](const Config& c, json& j) {
+      j["shard"] = {{"index", c.shard_index}, {"count", c.shard_count}}; }},
   OptionSpec{.name = "seed", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
     .help = "seed of the u and e gaps (default 1 + I of --client)",
     .apply = [](Config& c, std::string_view v) {

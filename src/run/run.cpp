@@ -191,11 +191,14 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
                                                     listeners.call_lines);
   }
   std::unique_ptr<SampleBoard> board;
-  const std::size_t shares = config.threads;
-  if (listeners.on_sample) board = std::make_unique<SampleBoard>(shares, listeners.on_sample);
+  // Worker k of shard I of N takes share I + N k of N x threads: the shards' workers together
+  // take every share once, so that N processes offer the one schedule.
+  const std::size_t shares = std::size_t{config.threads} * config.shard_count;
+  if (listeners.on_sample) board = std::make_unique<SampleBoard>(config.threads, listeners.on_sample);
   std::vector<std::unique_ptr<engine::Worker>> workers;
   std::vector<engine::Worker*> watched;
-  for (std::size_t share = 0; share < shares; ++share) {
+  for (std::size_t k = 0; k < config.threads; ++k) {
+    const std::size_t share = config.shard_index + std::size_t{config.shard_count} * k;
     workers.push_back(std::make_unique<engine::Worker>(
         engine::WorkerSetup{.config = config,
                             .share = share,
@@ -209,7 +212,7 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
                             .printer = printer.get()}));
     watched.push_back(workers.back().get());
   }
-  Watcher watcher(watched, listeners.on_progress, config.arrivals());
+  Watcher watcher(watched, listeners.on_progress, config.shard_arrivals());
 
   rusage before{};
   ::getrusage(RUSAGE_SELF, &before);
@@ -247,7 +250,9 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   info.start = start;
   info.cpu_user_s = seconds(after.ru_utime) - seconds(before.ru_utime);
   info.cpu_system_s = seconds(after.ru_stime) - seconds(before.ru_stime);
-  info.offered_rate_per_s = config.period.sequential() ? 0 : config.period.rate_per_s;
+  // A shard offers its part of the rate.
+  info.offered_rate_per_s =
+      config.period.sequential() ? 0 : config.period.rate_per_s / config.shard_count;
   info.request_mode = config.request_mode;
   info.sessions = config.sessions > 0;
   info.tls = config.tls;
