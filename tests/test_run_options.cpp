@@ -21,6 +21,7 @@
 #include "process.hpp"
 #include "report_text.hpp"
 #include "run_on_loopback.hpp"
+#include "temp_file.hpp"
 #include "test_server.hpp"
 
 namespace {
@@ -31,10 +32,12 @@ using rateperf::test::Family;
 using rateperf::test::ProcessResult;
 using rateperf::test::rateperf_binary;
 using rateperf::test::report_figure;
+using rateperf::test::request_lines;
 using rateperf::test::run_process;
 using rateperf::test::run_rateperf;
 using rateperf::test::run_rateperf_on;
 using rateperf::test::ServerMode;
+using rateperf::test::TempFile;
 using rateperf::test::TestServer;
 
 // The client-side TCP sockets on this machine whose peer is 127.0.0.1:port, in any state (the
@@ -248,17 +251,8 @@ TEST_SUITE("run_options") {
   }
 
   TEST_CASE("--wlog and --wset: the URIs the server reads, in order; n ends the run at the list's end") {
-    const std::string path = "/tmp/rateperf-wlog-test-" + std::to_string(::getpid()) + ".txt";
-    {
-      std::ofstream file(path, std::ios::binary);
-      file << std::string("/a\0/b?x=1\0/c\0", 13);
-    }
-    std::vector<std::string> lines;
-    const auto request_lines = [&lines](const TestServer& server) {
-      lines.clear();
-      for (const std::string& request : server.received()) lines.push_back(request.substr(0, request.find("\r\n")));
-      return lines;
-    };
+    const TempFile list(std::string("/a\0/b?x=1\0/c\0", 13));
+    const std::string& path = list.path();
 
     // n: three URIs, so three connections of the ten scheduled, and no error.
     TestServer once(ServerMode::reply);
@@ -277,7 +271,6 @@ TEST_SUITE("run_options") {
     CHECK(request_lines(wrapped) ==
           std::vector<std::string>{"GET /a HTTP/1.1", "GET /b?x=1 HTTP/1.1", "GET /c HTTP/1.1",
                                    "GET /a HTTP/1.1", "GET /b?x=1 HTTP/1.1"});
-    std::remove(path.c_str());
 
     // --wset 3,0.5 under --uri /w: each file twice in a row.
     TestServer set(ServerMode::reply);

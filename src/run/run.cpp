@@ -96,7 +96,8 @@ stats::TimingFigures timing_of(const options::Config& config,
   return t;
 }
 
-// Pins the calling thread to `cpu`; a refusal (a CPU outside this process's set) is said once.
+// Pins the calling thread to `cpu`; a refusal (a CPU outside this process's set) is said on
+// stderr, and the thread runs unpinned.
 void pin_to(std::uint32_t cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
