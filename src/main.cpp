@@ -4,6 +4,9 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/failure.hpp"
 #include "options/options.hpp"
@@ -11,13 +14,40 @@
 #include "report/live.hpp"
 #include "report/notes.hpp"
 #include "report/text_report.hpp"
+#include "run/dump.hpp"
 #include "run/run.hpp"
 #include "run/verdict.hpp"
 
+namespace {
+
+using namespace rateperf;
+
+// `rateperf merge [--json FILE] [--csv FILE] DUMP...`: the report of the dumps' shards, merged.
+int merge_main(const std::vector<std::string>& words) {
+  const options::MergeCommand command = options::parse_merge(words);
+  if (command.help) {
+    std::fputs(options::merge_help_text().c_str(), stdout);
+    return kExitOk;
+  }
+  run::Merged merged = run::merge_dumps(command.dumps);
+  merged.config.json_path = command.json_path;
+  merged.config.csv_path = command.csv_path;
+  report::ExportFiles exports(merged.config);
+  std::FILE* text_out = exports.uses_stdout() ? stderr : stdout;
+  std::fputs(report::format_text(merged.summary).c_str(), text_out);
+  std::fflush(text_out);
+  for (const std::string& note : merged.notes) std::fprintf(stderr, "%s\n", note.c_str());
+  return exports.write(merged.summary, merged.config) ? kExitOk : kExitCannotRun;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  using namespace rateperf;
   run::prepare_process();
   try {
+    if (argc > 1 && std::string_view(argv[1]) == "merge") {
+      return merge_main(std::vector<std::string>(argv + 2, argv + argc));
+    }
     const options::Parsed parsed = options::parse(argc, argv);
     if (parsed.action != options::Action::run) {
       std::fputs(parsed.text.c_str(), stdout);

@@ -127,6 +127,7 @@ Config export_config() {
   c.myaddr = {"10.0.0.2-10.0.0.9"};
   c.threads = 2;
   c.cpus = {0, 1};
+  c.start_at_unix_ns = 1'796'407'200'250'000'000;  // 2026-12-04T18:00:00.250Z
   c.num_calls = 1;
   c.timeout = from_s(5);
   c.think_timeout = from_s(0.25);
@@ -220,6 +221,7 @@ const std::vector<JsonField>& documented_fields() {
       {"/config/shard", JsonType::object},
       {"/config/shard/index", JsonType::integer},
       {"/config/shard/count", JsonType::integer},
+      {"/config/start_at", JsonType::string_or_null},
       {"/config/max_lag_ms", JsonType::number_or_null},
       {"/config/max_error_rate_percent", JsonType::number_or_null},
       {"/totals", JsonType::object},

@@ -12,6 +12,7 @@
 
 #include "option_words.hpp"
 #include "options/options.hpp"
+#include "options/values.hpp"
 
 namespace {
 
@@ -331,6 +332,86 @@ TEST_SUITE("options") {
     }
     CHECK(usage_error({"--shard", "0/2"}) ==
           "--shard: needs --rate or --period above 0 (--rate 0 runs one connection after another, in one process)");
+  }
+
+  TEST_CASE("--shard env: the part from a job engine's variables, and what is refused") {
+    // Each engine's variables, alone in the environment.
+    struct Engine {
+      const char* index;
+      const char* count;
+    };
+    const Engine engines[] = {{"JOB_COMPLETION_INDEX", "RATEPERF_SHARDS"},
+                              {"SLURM_PROCID", "SLURM_NTASKS"},
+                              {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                              {"PMI_RANK", "PMI_SIZE"}};
+    const auto clear = [&] {
+      for (const Engine& e : engines) {
+        ::unsetenv(e.index);
+        ::unsetenv(e.count);
+      }
+    };
+    clear();
+    CHECK(usage_error({"--shard", "env", "--rate", "10"}) ==
+          "--shard: env: no shard index in the environment (JOB_COMPLETION_INDEX, SLURM_PROCID, "
+          "OMPI_COMM_WORLD_RANK or PMI_RANK)");
+    for (const Engine& e : engines) {
+      CAPTURE(e.index);
+      clear();
+      ::setenv(e.index, "2", 1);
+      ::setenv(e.count, "3", 1);
+      const Config c = config_of({"--shard", "env", "--rate", "30", "--num-conns", "10"});
+      CHECK(c.shard_index == 2);
+      CHECK(c.shard_count == 3);
+      CHECK(config_of({"--shard", "env/3", "--rate", "30"}).shard_index == 2);
+      CHECK(usage_error({"--shard", "env/4", "--rate", "30"}) ==
+            std::string("--shard: env/4 but ") + e.count + "=3 (give env alone, or the same count)");
+      ::setenv(e.index, "3", 1);
+      CHECK(usage_error({"--shard", "env", "--rate", "30"}) ==
+            std::string("--shard: env: ") + e.index + "=3 is not below the count 3");
+      ::setenv(e.index, "x", 1);
+      CHECK(usage_error({"--shard", "env", "--rate", "30"}) ==
+            std::string("--shard env: ") + e.index + ": 'x' is not a number");
+    }
+    // Kubernetes gives the index alone: the count comes from env/N.
+    clear();
+    ::setenv("JOB_COMPLETION_INDEX", "1", 1);
+    const Config k8s = config_of({"--shard", "env/3", "--rate", "30"});
+    CHECK(k8s.shard_index == 1);
+    CHECK(k8s.shard_count == 3);
+    CHECK(usage_error({"--shard", "env", "--rate", "30"}) ==
+          "--shard: env: JOB_COMPLETION_INDEX=1 gives the index but not the count (give --shard "
+          "env/N or set RATEPERF_SHARDS)");
+    CHECK(usage_error({"--shard", "env/0", "--rate", "30"}) ==
+          "--shard env/N: must be within 1..4294967295 (got 0)");
+    clear();
+  }
+
+  TEST_CASE("--start-at: RFC 3339 or seconds since the epoch, and what is refused") {
+    const auto at = [](const char* text) {
+      return config_of({"--start-at", text}).start_at_unix_ns.value_or(-1);
+    };
+    constexpr std::int64_t noon = 1'796'385'600'000'000'000;  // 2026-12-04T12:00:00Z
+    CHECK(at("2026-12-04T12:00:00Z") == noon);
+    CHECK(at("2026-12-04t12:00:00z") == noon);
+    CHECK(at("2026-12-04 12:00:00Z") == noon);
+    CHECK(at("2026-12-04T13:00:00+01:00") == noon);
+    CHECK(at("2026-12-04T07:30:00-04:30") == noon);
+    CHECK(at("2026-12-04T12:00:00.25Z") == noon + 250'000'000);
+    CHECK(at("1796385600") == noon);
+    CHECK(at("1796385600.000000001") == noon + 1);
+    CHECK(rateperf::options::format_wall_time(noon + 250'000'000) == "2026-12-04T12:00:00.250Z");
+    // The echoed command line and a merge read it back in UTC.
+    CHECK(contains(echo_command_line(config_of({"--start-at", "2026-12-04T13:00:00+01:00"})),
+                   "--start-at=2026-12-04T12:00:00.000Z"));
+    for (const char* text : {"", "abc", "2026-12-04", "2026-12-04T12:00:00", "2026-13-04T12:00:00Z",
+                             "2026-02-30T12:00:00Z", "2026-12-04T24:00:00Z", "2026-12-04T12:00:00+1:00",
+                             "2026-12-04T12:00:00.Z", "1796385600.", "99999999999999"}) {
+      CAPTURE(text);
+      CHECK(usage_error({"--start-at", text}) ==
+            "--start-at: expected an RFC 3339 time like 2026-12-04T18:00:00Z or seconds since the "
+            "epoch (got '" + std::string(text) + "')");
+    }
+    CHECK(usage_error({"--dump", ""}) == "--dump: expects a file name");
   }
 
   TEST_CASE("bad --client, --uri, --method, --http-version and hosts are refused") {

@@ -161,6 +161,14 @@ struct Config {
   // rule of --threads (arrivals I, I + N, ...), so that N processes offer the whole of it.
   std::uint32_t shard_index = 0;
   std::uint32_t shard_count = 1;
+  // --start-at: the schedule's start as a wall-clock instant, nanoseconds since the Unix epoch,
+  // the same on every machine of a sharded run; none: the start is when the run is ready.
+  std::optional<std::int64_t> start_at_unix_ns;
+  // --dump: where the lossless result file goes (for `rateperf merge`); empty: none.
+  std::string dump_path;
+  // The command line was read back from a dump (`rateperf merge`): nothing of this machine or
+  // its environment is checked or read (CPUs, --shard env), as it describes another's run.
+  bool recorded = false;
 
   std::uint32_t client_id = 0;     // --client I/N: this client's index I
   std::uint32_t client_count = 1;  // --client I/N: the number of clients N
@@ -181,6 +189,7 @@ struct Config {
   double max_error_rate_percent = -1;  // --max-error-rate; negative: none
 
   std::string argv0 = "rateperf";  // program name for the echoed command line
+  std::vector<std::string> arguments;  // the command line as given, after the program's name
 
   // What the connection schedule (not request mode) starts in all: sessions, or connections.
   std::uint64_t arrivals() const { return sessions > 0 ? sessions : num_conns; }

@@ -65,8 +65,10 @@ std::string help_text() {
 
   std::string out =
       "Usage: rateperf [OPTION]... [http[s]://HOST[:PORT][/PATH[?QUERY]]]\n"
+      "       rateperf merge [--json FILE] [--csv FILE] DUMP...\n"
       "Open-loop HTTP benchmark: starts connections at a fixed rate whatever the server does,\n"
-      "and reports in httperf's format.\n";
+      "and reports in httperf's format. merge: one report of the --dump files of the shards of\n"
+      "one schedule.\n";
   for (const auto& [name, description] : rows) {
     if (description.empty()) {
       out += "\n" + name + "\n";

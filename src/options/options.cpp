@@ -91,7 +91,7 @@ void check_tls(const Config& config, const std::set<std::string_view>& seen) {
 
 }  // namespace
 
-Parsed parse(int argc, const char* const* argv) {
+Parsed parse(int argc, const char* const* argv, bool recorded) {
   // The raw parse keeps every occurrence in order; no variables_map, so that repeated --verbose
   // counts and the messages for bad values are ours. Boost's own errors (unknown option, missing
   // value) are already one line naming the option.
@@ -110,7 +110,9 @@ Parsed parse(int argc, const char* const* argv) {
 
   Parsed result;
   Config& config = result.config;
+  config.recorded = recorded;
   if (argc > 0 && argv[0] != nullptr && argv[0][0] != '\0') config.argv0 = argv[0];
+  for (int i = 1; i < argc; ++i) config.arguments.emplace_back(argv[i]);
 
   std::vector<Given> given;
   std::vector<std::string> urls;
@@ -192,6 +194,55 @@ Parsed parse(int argc, const char* const* argv) {
     throw UsageError("--json and --csv cannot both write to stdout");
   }
   return result;
+}
+
+MergeCommand parse_merge(const std::vector<std::string>& words) {
+  MergeCommand command;
+  bool options_end = false;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    if (options_end || word == "-" || !word.starts_with("-")) {
+      command.dumps.push_back(word);
+      continue;
+    }
+    if (word == "--") {
+      options_end = true;
+      continue;
+    }
+    if (word == "-h" || word == "--help") {
+      command.help = true;
+      continue;
+    }
+    // --json FILE, --json=FILE; the same for --csv.
+    const std::size_t equals = word.find('=');
+    const std::string name = word.substr(0, equals);
+    if (name != "--json" && name != "--csv") {
+      fail("merge", "unknown option " + quoted(name) + " (merge takes --json, --csv and dump files)");
+    }
+    std::string value;
+    if (equals != std::string::npos) {
+      value = word.substr(equals + 1);
+    } else if (i + 1 < words.size()) {
+      value = words[++i];
+    }
+    if (value.empty()) fail("merge " + name, "expects a file name or -");
+    (name == "--json" ? command.json_path : command.csv_path) = value;
+  }
+  if (command.help) return command;
+  if (command.dumps.empty()) fail("merge", "expects the dump files to merge (rateperf merge [--json FILE] [--csv FILE] DUMP...)");
+  if (command.json_path == "-" && command.csv_path == "-") {
+    throw UsageError("merge: --json and --csv cannot both write to stdout");
+  }
+  return command;
+}
+
+std::string merge_help_text() {
+  return "Usage: rateperf merge [--json FILE] [--csv FILE] DUMP...\n"
+         "Merges the --dump files of the shards of one schedule (--shard I/N) into the report\n"
+         "one process running all of it would have printed.\n"
+         "  --json FILE   write the results as one JSON document to FILE (- for stdout)\n"
+         "  --csv FILE    append a row of results to FILE (header if new; - for stdout)\n"
+         "  -h, --help    print this help and exit\n";
 }
 
 std::string echo_command_line(const Config& config) {

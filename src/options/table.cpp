@@ -4,7 +4,9 @@
 #include <array>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <tuple>
@@ -60,6 +62,72 @@ void apply_client(Config& c, std::string_view text) {
   std::tie(c.client_id, c.client_count) = parse_part("--client", text);
 }
 
+// The index and count of this process among the tasks of a job, from the variables that a job
+// engine sets: Kubernetes Indexed Jobs (the index only: the count is `count`, from --shard env/N,
+// or RATEPERF_SHARDS), Slurm, Open MPI, MPICH and Intel MPI (PMI).
+std::pair<std::uint32_t, std::uint32_t> shard_from_environment(std::optional<std::uint32_t> count) {
+  struct Engine {
+    const char* index;
+    const char* count;
+  };
+  static constexpr std::array<Engine, 4> kEngines = {{
+      {"JOB_COMPLETION_INDEX", "RATEPERF_SHARDS"},
+      {"SLURM_PROCID", "SLURM_NTASKS"},
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+      {"PMI_RANK", "PMI_SIZE"},
+  }};
+  for (const Engine& engine : kEngines) {
+    const char* index_text = std::getenv(engine.index);
+    if (index_text == nullptr) continue;
+    const std::string index_name = std::string(engine.index) + "=" + index_text;
+    const auto index = static_cast<std::uint32_t>(
+        parse_whole(std::string("--shard env: ") + engine.index, index_text, 0, UINT32_MAX - 1));
+    const char* count_text = std::getenv(engine.count);
+    std::optional<std::uint32_t> total = count;
+    if (count_text != nullptr) {
+      const auto from_engine = static_cast<std::uint32_t>(
+          parse_whole(std::string("--shard env: ") + engine.count, count_text, 1, UINT32_MAX));
+      if (count && *count != from_engine) {
+        fail("--shard", "env/" + std::to_string(*count) + " but " + engine.count + "=" +
+                            count_text + " (give env alone, or the same count)");
+      }
+      total = from_engine;
+    }
+    if (!total) {
+      fail("--shard", std::string("env: ") + index_name +
+                          " gives the index but not the count (give --shard env/N or set " +
+                          engine.count + ")");
+    }
+    if (index >= *total) {
+      fail("--shard", std::string("env: ") + index_name + " is not below the count " +
+                          std::to_string(*total));
+    }
+    return {index, *total};
+  }
+  fail("--shard", std::string(count ? "env/N" : "env") +
+                      ": no shard index in the environment (JOB_COMPLETION_INDEX, SLURM_PROCID, "
+                      "OMPI_COMM_WORLD_RANK or PMI_RANK)");
+}
+
+// --shard I/N, env or env/N.
+void apply_shard(Config& c, std::string_view text) {
+  if (text != "env" && !text.starts_with("env/")) {
+    std::tie(c.shard_index, c.shard_count) = parse_part("--shard", text);
+    return;
+  }
+  std::optional<std::uint32_t> count;
+  if (text.size() > 4) {
+    count = static_cast<std::uint32_t>(parse_whole("--shard env/N", text.substr(4), 1, UINT32_MAX));
+  }
+  // Read back from a dump, the part is the dump's own, not this environment's.
+  if (c.recorded) {
+    c.shard_index = 0;
+    c.shard_count = count.value_or(1);
+    return;
+  }
+  std::tie(c.shard_index, c.shard_count) = shard_from_environment(count);
+}
+
 // --cpus LIST: CPU numbers and ranges A-B, separated by commas, each a CPU of this machine.
 void apply_cpus(Config& c, std::string_view text) {
   const long configured = ::sysconf(_SC_NPROCESSORS_CONF);
@@ -80,7 +148,7 @@ void apply_cpus(Config& c, std::string_view text) {
     const std::uint64_t first = parse_whole("--cpus", first_text, 0);
     const std::uint64_t last = parse_whole("--cpus", last_text, 0);
     if (last < first) fail("--cpus", "the range " + quoted(item) + " runs backwards");
-    if (last >= cpus) {
+    if (last >= cpus && !c.recorded) {
       fail("--cpus", "CPU " + std::to_string(last) + " does not exist (this machine has CPUs 0-" +
                          std::to_string(cpus - 1) + ")");
     }
@@ -393,15 +461,21 @@ const std::array kOptions = {
       if (!c.cpus.empty()) add(l, "--cpus=" + cpu_list_text(c.cpus)); },
     .json = [](const Config& c, json& j) { j["cpus"] = c.cpus.empty() ? json(nullptr) : json(c.cpus); }},
   OptionSpec{.name = "shard", .group = Group::load, .kind = ValueKind::fraction,
-    .value_name = "I/N", .help = "run part I of N of the schedule (arrivals I, I + N, ...), 0 <= I < N (default 0/1)",
-    .apply = [](Config& c, std::string_view v) {
-      std::tie(c.shard_index, c.shard_count) = parse_part("--shard", v); },
+    .value_name = "I/N", .help = "run part I of N of the schedule (arrivals I, I + N, ...), 0 <= I < N (default 0/1); env or env/N: I and N from a job engine's variables",
+    .apply = apply_shard,
     .echo_rank = 207, .echo = [](const Config& c, std::string& l) {
       if (c.shard_count > 1) {
         add(l, "--shard=" + std::to_string(c.shard_index) + "/" + std::to_string(c.shard_count));
       } },
     .json = [](const Config& c, json& j) {
       j["shard"] = {{"index", c.shard_index}, {"count", c.shard_count}}; }},
+  OptionSpec{.name = "start-at", .group = Group::load, .kind = ValueKind::text, .value_name = "TIME",
+    .help = "start the schedule at this wall-clock instant, RFC 3339 or seconds since the epoch (the shards' common start)",
+    .apply = [](Config& c, std::string_view v) { c.start_at_unix_ns = parse_wall_time("--start-at", v); },
+    .echo_rank = 208, .echo = [](const Config& c, std::string& l) {
+      if (c.start_at_unix_ns) add(l, "--start-at=" + format_wall_time(*c.start_at_unix_ns)); },
+    .json = [](const Config& c, json& j) {
+      j["start_at"] = c.start_at_unix_ns ? json(format_wall_time(*c.start_at_unix_ns)) : json(nullptr); }},
   OptionSpec{.name = "seed", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
     .help = "seed of the u and e gaps (default 1 + I of --client)",
     .apply = [](Config& c, std::string_view v) {
@@ -635,6 +709,11 @@ const std::array kOptions = {
     .apply = [](Config& c, std::string_view v) {
       if (v.empty()) fail("--csv", "expects a file name or -");
       c.csv_path = v; }},
+  OptionSpec{.name = "dump", .group = Group::output, .kind = ValueKind::file, .value_name = "FILE",
+    .help = "write this run's lossless result file to FILE, for rateperf merge",
+    .apply = [](Config& c, std::string_view v) {
+      if (v.empty()) fail("--dump", "expects a file name");
+      c.dump_path = v; }},
   OptionSpec{.name = "quiet", .short_name = 'q', .group = Group::output,
     .help = "no live progress line on stderr", .repeatable = true,
     .apply = [](Config& c, std::string_view) { c.quiet = true; }},

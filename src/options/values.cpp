@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <system_error>
 
 #include "core/failure.hpp"
@@ -135,6 +136,113 @@ bool is_token(std::string_view text) {
     if (!alnum && extra.find(c) == std::string_view::npos) return false;
   }
   return true;
+}
+
+
+namespace {
+
+// The digits of text[at, at + n) as a number, or -1 when one of them is not a digit.
+int digits_at(std::string_view text, std::size_t at, std::size_t n) {
+  if (at + n > text.size()) return -1;
+  int value = 0;
+  for (std::size_t i = at; i < at + n; ++i) {
+    if (text[i] < '0' || text[i] > '9') return -1;
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
+}
+
+// Nanoseconds of a fraction ".25" at text[at...], advancing `at` past it; a '.' with no digit
+// after it is -1.
+std::int64_t fraction_at(std::string_view text, std::size_t& at) {
+  if (at >= text.size() || text[at] != '.') return 0;
+  ++at;
+  std::int64_t ns = 0;
+  std::int64_t scale = 100'000'000;
+  const std::size_t first = at;
+  for (; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at) {
+    ns += (text[at] - '0') * scale;  // digits past the ninth add nothing
+    scale /= 10;
+  }
+  return at == first ? -1 : ns;
+}
+
+constexpr std::int64_t kNsPerSecond = 1'000'000'000;
+// Instants after 9999-12-31 are refused: RFC 3339 has four digits of year.
+constexpr std::int64_t kLastSecond = 253'402'300'799;
+
+}  // namespace
+
+std::int64_t parse_wall_time(std::string_view option, std::string_view text) {
+  const auto bad = [&] {
+    fail(option, "expected an RFC 3339 time like 2026-12-04T18:00:00Z or seconds since the epoch (got " +
+                     quoted(text) + ")");
+  };
+  std::size_t at = 0;
+  // Seconds since the epoch: digits, and a fraction.
+  if (text.find_first_not_of("0123456789.") == std::string_view::npos) {
+    std::int64_t seconds = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+    at = static_cast<std::size_t>(end - text.data());
+    const std::int64_t ns = fraction_at(text, at);
+    if (ec != std::errc() || ns < 0 || at != text.size() || seconds > kLastSecond) bad();
+    return seconds * kNsPerSecond + ns;
+  }
+  // YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)
+  const int year = digits_at(text, 0, 4);
+  const int month = digits_at(text, 5, 2);
+  const int day = digits_at(text, 8, 2);
+  const int hour = digits_at(text, 11, 2);
+  const int minute = digits_at(text, 14, 2);
+  const int second = digits_at(text, 17, 2);
+  if (year < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 ||
+      minute < 0 || minute > 59 || second < 0 || second > 60 || text[4] != '-' || text[7] != '-' ||
+      (text[10] != 'T' && text[10] != 't' && text[10] != ' ') || text[13] != ':' ||
+      text[16] != ':') {
+    bad();
+  }
+  at = 19;
+  const std::int64_t ns = fraction_at(text, at);
+  if (ns < 0 || at >= text.size()) bad();
+  std::int64_t offset_s = 0;
+  if (text[at] == 'Z' || text[at] == 'z') {
+    ++at;
+  } else if (text[at] == '+' || text[at] == '-') {
+    const int offset_hour = digits_at(text, at + 1, 2);
+    const int offset_minute = digits_at(text, at + 4, 2);
+    if (offset_hour < 0 || offset_hour > 23 || offset_minute < 0 || offset_minute > 59 ||
+        at + 3 >= text.size() || text[at + 3] != ':') {
+      bad();
+    }
+    offset_s = (text[at] == '+' ? 1 : -1) * (offset_hour * 3600 + offset_minute * 60);
+    at += 6;
+  } else {
+    bad();
+  }
+  if (at != text.size()) bad();
+  std::tm tm{};
+  tm.tm_year = year - 1900;
+  tm.tm_mon = month - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = minute;
+  tm.tm_sec = second;
+  const std::int64_t seconds = static_cast<std::int64_t>(::timegm(&tm)) - offset_s;
+  // timegm carries a 31st of a short month into the next: the date did not exist.
+  if (tm.tm_mday != day || seconds < 0) bad();
+  return seconds * kNsPerSecond + ns;
+}
+
+std::string format_wall_time(std::int64_t unix_ns) {
+  const std::time_t whole = static_cast<std::time_t>(unix_ns / kNsPerSecond);
+  const auto ms = static_cast<int>((unix_ns % kNsPerSecond) / 1'000'000);
+  std::tm utc{};
+  ::gmtime_r(&whole, &utc);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &utc);
+  char text[48];
+  std::snprintf(text, sizeof text, "%s.%03dZ", date, ms);
+  return text;
 }
 
 }  // namespace rateperf::options

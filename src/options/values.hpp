@@ -54,4 +54,12 @@ std::string check_host(std::string_view option, std::string_view host);
 // RFC 9110 token characters (a method is a token).
 bool is_token(std::string_view text);
 
+// A wall-clock instant, as nanoseconds since the Unix epoch, from an RFC 3339 date and time
+// ("2026-12-04T18:00:00Z", "2026-12-04T19:00:00.250+01:00") or seconds since the epoch
+// ("1796407200", "1796407200.25").
+std::int64_t parse_wall_time(std::string_view option, std::string_view text);
+
+// An instant as RFC 3339 in UTC with milliseconds: "2026-12-04T18:00:00.250Z".
+std::string format_wall_time(std::int64_t unix_ns);
+
 }  // namespace rateperf::options

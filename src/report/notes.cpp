@@ -28,6 +28,13 @@ void print_notes(const run::Outcome& outcome, std::FILE* out) {
     std::fprintf(out, "rateperf: the kernel refused a buffer size on %" PRIu64 " sockets\n",
                  outcome.buffer_refusals);
   }
+  if (outcome.start_at) {
+    std::fprintf(out,
+                 "rateperf: the schedule started at %s (--start-at) by this host's clock: the "
+                 "offsets between the clocks of the hosts that share it add to every lag and are "
+                 "not measured here; bound them (NTP, PTP)\n",
+                 s.start_time_utc.c_str());
+  }
   if (s.client_limited) {
     std::fprintf(out,
                  "rateperf: warning: the client fell behind its schedule (lag p99 %.3f ms, above "

@@ -10,10 +10,11 @@
 #include <cstring>
 #include <exception>
 #include <thread>
-#include <ctime>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@
 #include "net/socket_options.hpp"
 #include "options/options.hpp"
 #include "options/table.hpp"
+#include "options/values.hpp"
+#include "run/dump.hpp"
 #include "run/limits.hpp"
 #include "run/watcher.hpp"
 #include "workload/workload.hpp"
@@ -35,19 +38,24 @@ double seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
 }
 
-// The wall-clock time, ISO 8601 in UTC with milliseconds, for the exports.
-std::string utc_now() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t whole = std::chrono::system_clock::to_time_t(now);
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
-  std::tm utc{};
-  ::gmtime_r(&whole, &utc);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &utc);
-  char text[48];
-  std::snprintf(text, sizeof text, "%s.%03dZ", date, static_cast<int>(ms.count()));
-  return text;
+// The wall-clock time now, in nanoseconds since the Unix epoch.
+std::int64_t unix_ns_now() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// --start-at: how far ahead of now (negative: behind) the schedule's start is. One more than a
+// second behind is refused: the shards given it could no longer start together.
+std::int64_t start_ahead_ns(const options::Config& config) {
+  const std::int64_t ahead = *config.start_at_unix_ns - unix_ns_now();
+  if (ahead < -1'000'000'000) {
+    char late[64];
+    std::snprintf(late, sizeof late, "%.3f", static_cast<double>(-ahead) / 1e9);
+    throw UsageError("--start-at: " + options::format_wall_time(*config.start_at_unix_ns) +
+                     " is " + late + " s in the past (at most 1 s late may still start)");
+  }
+  return ahead;
 }
 
 // Joins the workers' reply-rate samples of one interval: the run's sample is whole once every
@@ -176,6 +184,11 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
     std::fprintf(stderr, "%s\n", warning.c_str());
   }
 
+  if (config.start_at_unix_ns) start_ahead_ns(config);
+  // Created now, so that a --dump path that cannot be written stops the run before it starts.
+  std::optional<DumpFile> dump;
+  if (!config.dump_path.empty()) dump.emplace(config.dump_path);
+
   const workload::Workload work = workload::from_config(config);
   if (config.tls) {
     // What OpenSSL refuses (an unknown cipher, a CA file without a certificate) stops the run
@@ -217,8 +230,21 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
 
   rusage before{};
   ::getrusage(RUSAGE_SELF, &before);
-  const std::string start_time_utc = utc_now();
-  const TimePoint start = Clock::now();
+  // The schedule's start: now, or the --start-at instant by this machine's clock (a start a
+  // little in the past runs at once, and its lateness shows as lag).
+  TimePoint start = Clock::now();
+  std::int64_t start_unix_ns = unix_ns_now();
+  if (config.start_at_unix_ns) {
+    const std::int64_t ahead = start_ahead_ns(config);
+    if (ahead > 1'000'000'000 && !config.quiet) {
+      std::fprintf(stderr, "rateperf: waiting %.1f s for --start-at %s\n",
+                   static_cast<double>(ahead) / 1e9,
+                   options::format_wall_time(*config.start_at_unix_ns).c_str());
+    }
+    start = Clock::now() + Duration(ahead);
+    start_unix_ns = *config.start_at_unix_ns;
+  }
+  const std::string start_time_utc = options::format_wall_time(start_unix_ns);
   watcher.start(start);
   std::vector<engine::WorkerResult> results = run_workers(workers, config.cpus, start);
   watcher.finish();
@@ -262,6 +288,8 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   info.start_time_utc = start_time_utc;
   info.timing = timing_of(config, results);
   outcome.summary = stats::summarize(merged, info);
+  outcome.start_at = config.start_at_unix_ns.has_value();
+  if (dump) dump->write(config, merged, info, start_unix_ns);
   return outcome;
 }
 

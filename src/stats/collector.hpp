@@ -45,6 +45,10 @@ struct IntervalSample {
 // peak at different moments. Atomic, as the workers may run on threads of their own.
 class OpenGauge {
  public:
+  OpenGauge() = default;
+  // A gauge of a run read back from its record: nothing open, and the peak it had.
+  explicit OpenGauge(std::uint64_t peak) : peak_(peak) {}
+
   void opened() {
     const std::uint64_t now = open_.fetch_add(1, std::memory_order_relaxed) + 1;
     std::uint64_t peak = peak_.load(std::memory_order_relaxed);
@@ -103,6 +107,7 @@ class Collector {
   // of both, an upper bound (max_concurrent_is_bound()).
   void merge(const Collector& other);
 
+  std::uint64_t arrivals() const { return arrivals_; }
   std::uint64_t connections() const { return connections_; }
   std::uint64_t open_connections() const { return open_; }  // this worker's own
   std::uint64_t replies() const { return replies_; }
@@ -114,6 +119,7 @@ class Collector {
 
  private:
   friend struct SummaryBuilder;
+  friend struct RecordCodec;  // writes and reads a collector whole (stats/record.hpp)
 
   std::uint64_t arrivals_ = 0;
   std::uint64_t late_arrivals_ = 0;  // lag above kLateLag

@@ -31,6 +31,8 @@ class Histogram {
   std::uint64_t percentile(double percent) const;
 
  private:
+  friend struct RecordCodec;  // writes and reads a histogram whole (stats/record.hpp)
+
   std::size_t index_of(std::uint64_t value) const;
   std::uint64_t value_of(std::size_t index) const;  // a representative value of a bucket
 

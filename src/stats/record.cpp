@@ -1,0 +1,253 @@
+#include "stats/record.hpp"
+
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace rateperf::stats {
+
+using nlohmann::json;
+
+namespace {
+
+// The 128-bit sum of a histogram as decimal text (JSON numbers stop at 64 bits).
+template <typename Sum>
+std::string sum_text(Sum sum) {
+  if (sum == 0) return "0";
+  std::string digits;
+  for (; sum > 0; sum /= 10) digits.insert(digits.begin(), static_cast<char>('0' + sum % 10));
+  return digits;
+}
+
+template <typename Sum>
+Sum sum_of(const std::string& text) {
+  if (text.empty() || text.size() > 39) throw std::runtime_error("a histogram's sum is not a number");
+  Sum sum = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') throw std::runtime_error("a histogram's sum is not a number");
+    sum = sum * 10 + static_cast<unsigned>(c - '0');
+  }
+  return sum;
+}
+
+// TLS names are OpenSSL's static strings in a live run; read back, they live here for the
+// process's life (a handful of distinct names).
+const char* interned(const json& value) {
+  if (value.is_null()) return nullptr;
+  static std::mutex mutex;
+  static std::set<std::string> names;
+  const std::lock_guard lock(mutex);
+  return names.insert(value.get<std::string>()).first->c_str();
+}
+
+std::int64_t offset_ns(TimePoint t, TimePoint start) { return (t - start).count(); }
+TimePoint at_ns(const json& value, TimePoint start) {
+  return start + Duration(value.get<std::int64_t>());
+}
+
+}  // namespace
+
+// Friend of Histogram and Collector: their fields, in and out.
+struct RecordCodec {
+  static json write(const Histogram& h) {
+    json buckets = json::array();  // [index, count] of every bucket that is not empty
+    for (std::size_t i = 0; i < h.buckets_.size(); ++i) {
+      if (h.buckets_[i] != 0) buckets.push_back({i, h.buckets_[i]});
+    }
+    return {{"count", h.count_},          {"min", h.min_},
+            {"max", h.max_},              {"sum", sum_text(h.sum_)},
+            {"mean", h.running_mean_},    {"squared_deviations", h.squared_deviations_},
+            {"buckets", std::move(buckets)}};
+  }
+
+  static void read(const json& j, Histogram& h) {
+    h.count_ = j.at("count").get<std::uint64_t>();
+    h.min_ = j.at("min").get<std::uint64_t>();
+    h.max_ = j.at("max").get<std::uint64_t>();
+    h.sum_ = sum_of<Histogram::Sum>(j.at("sum").get<std::string>());
+    h.running_mean_ = j.at("mean").get<double>();
+    h.squared_deviations_ = j.at("squared_deviations").get<double>();
+    std::uint64_t counted = 0;
+    for (const json& bucket : j.at("buckets")) {
+      const auto index = bucket.at(0).get<std::size_t>();
+      if (index >= h.buckets_.size()) throw std::runtime_error("a histogram bucket is out of range");
+      h.buckets_[index] = bucket.at(1).get<std::uint64_t>();
+      counted += h.buckets_[index];
+    }
+    if (counted != h.count_) throw std::runtime_error("a histogram's buckets do not add up to its count");
+  }
+
+  static json write(const Collector& c, TimePoint start) {
+    json samples = json::array();
+    for (const IntervalSample& s : c.samples_) {
+      samples.push_back({offset_ns(s.start, start), offset_ns(s.end, start), s.replies, s.errors,
+                         s.sessions});
+    }
+    return {
+        {"arrivals", c.arrivals_},
+        {"late_arrivals", c.late_arrivals_},
+        {"max_burst", c.max_burst_},
+        {"connections", c.connections_},
+        {"open", c.open_},
+        {"max_concurrent", c.max_concurrent()},
+        {"max_concurrent_is_bound", c.max_concurrent_is_bound()},
+        {"connects", c.connects_},
+        {"requests", c.requests_},
+        {"request_bytes", c.request_bytes_},
+        {"replies", c.replies_},
+        {"reply_header_bytes", c.reply_header_bytes_},
+        {"reply_body_bytes", c.reply_body_bytes_},
+        {"reply_footer_bytes", c.reply_footer_bytes_},
+        {"connections_with_reply", c.connections_with_reply_},
+        {"replies_on_answered_connections", c.replies_on_answered_connections_},
+        {"status_classes", c.status_classes_},
+        {"errors", c.errors_},
+        {"lag", write(c.lag_)},
+        {"connect", write(c.connect_)},
+        {"response", write(c.response_)},
+        {"transfer", write(c.transfer_)},
+        {"lifetime", write(c.lifetime_)},
+        {"latency_intended", write(c.latency_intended_)},
+        {"latency_actual", write(c.latency_actual_)},
+        {"request_wait", write(c.request_wait_)},
+        {"tls_full", c.tls_full_},
+        {"tls_resumed", c.tls_resumed_},
+        {"tls_handshake", write(c.tls_handshake_)},
+        {"tls_protocol", c.tls_protocol_ ? json(c.tls_protocol_) : json(nullptr)},
+        {"tls_cipher", c.tls_cipher_ ? json(c.tls_cipher_) : json(nullptr)},
+        {"sessions_completed", c.sessions_completed_},
+        {"sessions_failed", c.sessions_failed_},
+        {"session_lifetime_ns", c.session_lifetime_sum_.count()},
+        {"session_failtime_ns", c.session_failtime_sum_.count()},
+        {"session_connections", c.session_connections_},
+        {"session_lengths", c.session_lengths_},
+        {"samples", std::move(samples)},
+    };
+  }
+
+  static Collector read(const json& j, TimePoint samples_from) {
+    // A gauge of its own with the run's peak: merged with another, the peaks add (a bound). A
+    // record of a bound stays one: its peak is then a merged part's.
+    const auto peak = j.at("max_concurrent").get<std::uint64_t>();
+    const bool bound = j.at("max_concurrent_is_bound").get<bool>();
+    Collector c(std::make_shared<OpenGauge>(bound ? 0 : peak));
+    if (bound) c.merged_peaks_ = peak;
+    c.arrivals_ = j.at("arrivals").get<std::uint64_t>();
+    c.late_arrivals_ = j.at("late_arrivals").get<std::uint64_t>();
+    c.max_burst_ = j.at("max_burst").get<std::uint64_t>();
+    c.connections_ = j.at("connections").get<std::uint64_t>();
+    c.open_ = j.at("open").get<std::uint64_t>();
+    c.connects_ = j.at("connects").get<std::uint64_t>();
+    c.requests_ = j.at("requests").get<std::uint64_t>();
+    c.request_bytes_ = j.at("request_bytes").get<std::uint64_t>();
+    c.replies_ = j.at("replies").get<std::uint64_t>();
+    c.reply_header_bytes_ = j.at("reply_header_bytes").get<std::uint64_t>();
+    c.reply_body_bytes_ = j.at("reply_body_bytes").get<std::uint64_t>();
+    c.reply_footer_bytes_ = j.at("reply_footer_bytes").get<std::uint64_t>();
+    c.connections_with_reply_ = j.at("connections_with_reply").get<std::uint64_t>();
+    c.replies_on_answered_connections_ = j.at("replies_on_answered_connections").get<std::uint64_t>();
+    c.status_classes_ = j.at("status_classes").get<decltype(c.status_classes_)>();
+    c.errors_ = j.at("errors").get<ErrorCounts>();
+    read(j.at("lag"), c.lag_);
+    read(j.at("connect"), c.connect_);
+    read(j.at("response"), c.response_);
+    read(j.at("transfer"), c.transfer_);
+    read(j.at("lifetime"), c.lifetime_);
+    read(j.at("latency_intended"), c.latency_intended_);
+    read(j.at("latency_actual"), c.latency_actual_);
+    read(j.at("request_wait"), c.request_wait_);
+    c.tls_full_ = j.at("tls_full").get<std::uint64_t>();
+    c.tls_resumed_ = j.at("tls_resumed").get<std::uint64_t>();
+    read(j.at("tls_handshake"), c.tls_handshake_);
+    c.tls_protocol_ = interned(j.at("tls_protocol"));
+    c.tls_cipher_ = interned(j.at("tls_cipher"));
+    c.sessions_completed_ = j.at("sessions_completed").get<std::uint64_t>();
+    c.sessions_failed_ = j.at("sessions_failed").get<std::uint64_t>();
+    c.session_lifetime_sum_ = Duration(j.at("session_lifetime_ns").get<std::int64_t>());
+    c.session_failtime_sum_ = Duration(j.at("session_failtime_ns").get<std::int64_t>());
+    c.session_connections_ = j.at("session_connections").get<std::uint64_t>();
+    c.session_lengths_ = j.at("session_lengths").get<std::vector<std::uint64_t>>();
+    for (const json& s : j.at("samples")) {
+      c.samples_.push_back({at_ns(s.at(0), samples_from), at_ns(s.at(1), samples_from),
+                            s.at(2).get<std::uint64_t>(), s.at(3).get<std::uint64_t>(),
+                            s.at(4).get<std::uint64_t>()});
+    }
+    return c;
+  }
+};
+
+json write_record(const Collector& collector, const RunInfo& info) {
+  const TimingFigures& t = info.timing;
+  return {
+      {"collector", RecordCodec::write(collector, info.start)},
+      {"run",
+       {{"command_line", info.command_line},
+        {"end_ns", offset_ns(info.end, info.start)},
+        {"first_arrival_ns", offset_ns(info.first_arrival, info.start)},
+        {"last_arrival_ns", offset_ns(info.last_arrival, info.start)},
+        {"first_intended_ns", offset_ns(info.first_intended, info.start)},
+        {"last_intended_ns", offset_ns(info.last_intended, info.start)},
+        {"cpu_user_s", info.cpu_user_s},
+        {"cpu_system_s", info.cpu_system_s},
+        {"offered_rate_per_s", info.offered_rate_per_s},
+        {"request_mode", info.request_mode},
+        {"sessions", info.sessions},
+        {"tls", info.tls},
+        {"interrupted", info.interrupted},
+        {"verbose", info.verbose},
+        {"start_time_utc", info.start_time_utc},
+        {"timing",
+         {{"mode", t.mode},
+          {"sleeps", t.sleeps},
+          {"polls", t.polls},
+          {"timer_arms", t.timer_arms},
+          {"timer_wakeups", t.timer_wakeups},
+          {"lateness_p50_ms", t.lateness_p50_ms},
+          {"lateness_p99_ms", t.lateness_p99_ms},
+          {"margin_ms", t.margin_ms},
+          {"poll_below_ms", t.poll_below_ms}}}}},
+  };
+}
+
+Record read_record(const json& value, TimePoint start, TimePoint samples_from) {
+  try {
+    Record record{RecordCodec::read(value.at("collector"), samples_from), RunInfo{}};
+    const json& run = value.at("run");
+    RunInfo& info = record.info;
+    info.start = start;
+    info.command_line = run.at("command_line").get<std::string>();
+    info.end = at_ns(run.at("end_ns"), start);
+    info.first_arrival = at_ns(run.at("first_arrival_ns"), start);
+    info.last_arrival = at_ns(run.at("last_arrival_ns"), start);
+    info.first_intended = at_ns(run.at("first_intended_ns"), start);
+    info.last_intended = at_ns(run.at("last_intended_ns"), start);
+    info.cpu_user_s = run.at("cpu_user_s").get<double>();
+    info.cpu_system_s = run.at("cpu_system_s").get<double>();
+    info.offered_rate_per_s = run.at("offered_rate_per_s").get<double>();
+    info.request_mode = run.at("request_mode").get<bool>();
+    info.sessions = run.at("sessions").get<bool>();
+    info.tls = run.at("tls").get<bool>();
+    info.interrupted = run.at("interrupted").get<bool>();
+    info.verbose = run.at("verbose").get<bool>();
+    info.start_time_utc = run.at("start_time_utc").get<std::string>();
+    const json& t = run.at("timing");
+    info.timing.mode = t.at("mode").get<std::string>();
+    info.timing.sleeps = t.at("sleeps").get<std::uint64_t>();
+    info.timing.polls = t.at("polls").get<std::uint64_t>();
+    info.timing.timer_arms = t.at("timer_arms").get<std::uint64_t>();
+    info.timing.timer_wakeups = t.at("timer_wakeups").get<std::uint64_t>();
+    info.timing.lateness_p50_ms = t.at("lateness_p50_ms").get<double>();
+    info.timing.lateness_p99_ms = t.at("lateness_p99_ms").get<double>();
+    info.timing.margin_ms = t.at("margin_ms").get<double>();
+    info.timing.poll_below_ms = t.at("poll_below_ms").get<double>();
+    return record;
+  } catch (const json::exception& e) {
+    // nlohmann's messages name the key ("key 'lag' not found") or the type it found.
+    std::string what = e.what();
+    if (const std::size_t end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
+    throw std::runtime_error(what);
+  }
+}
+
+}  // namespace rateperf::stats
