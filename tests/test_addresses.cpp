@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <set>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "core/failure.hpp"
 #include "net/addresses.hpp"
+#include "net/endpoint.hpp"
 #include "process.hpp"
 #include "report_text.hpp"
 #include "run_on_loopback.hpp"
@@ -76,6 +78,32 @@ TEST_SUITE("addresses") {
     REQUIRE(hog.exit_code == 0);
     CHECK(report_figure(hog.out, "Total:", "replies") == 20);
     CHECK(report_line(hog.out, "rateperf").find(" --hog") != std::string::npos);
+  }
+
+  TEST_CASE("--hog over two workers: each takes ports of its own, in steps of the workers") {
+    // Worker 0 and worker 1 of two, as --threads 2 makes them: their sockets' ports never meet
+    // (worker k takes 1024 + k, 1024 + k + 2, ...; a port in use is skipped, by the same step).
+    std::vector<net::Endpoint> servers = net::resolve("127.0.0.1", 80);
+    std::set<int> ports[2];
+    std::vector<int> sockets;
+    for (std::size_t k = 0; k < 2; ++k) {
+      net::Addresses addresses(servers, false, {}, true, k, 2);
+      for (int i = 0; i < 50; ++i) {
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        REQUIRE(fd >= 0);
+        sockets.push_back(fd);
+        REQUIRE(addresses.bind_source(fd, AF_INET) == 0);
+        sockaddr_in local{};
+        socklen_t length = sizeof local;
+        REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0);
+        const int port = ntohs(local.sin_port);
+        CHECK(port % 2 == static_cast<int>(k));
+        ports[k].insert(port);
+      }
+    }
+    for (const int fd : sockets) ::close(fd);
+    CHECK(ports[0].size() == 50);
+    CHECK(ports[1].size() == 50);
   }
 
   TEST_CASE("--server-addresses all: connections go to each address of the name in turn") {

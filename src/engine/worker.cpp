@@ -53,7 +53,7 @@ Worker::Worker(const WorkerSetup& setup)
       loop_(setup.config.timing),
       addresses_(setup.endpoints, setup.config.all_server_addresses,
                  setup.sources != nullptr ? *setup.sources : std::vector<net::Endpoint>{},
-                 setup.config.hog, setup.share),
+                 setup.config.hog, setup.share, setup.shares),
       socket_options_{setup.config.send_buffer_bytes, setup.config.recv_buffer_bytes,
                     setup.workload.max_in_flight > 1, setup.config.close_with_reset,
                     addresses_.binds() ? &addresses_ : nullptr},

@@ -132,14 +132,15 @@ void check_sources(const std::vector<Endpoint>& sources, int server_family) {
 }
 
 Addresses::Addresses(std::vector<Endpoint> servers, bool all_servers, std::vector<Endpoint> sources,
-                     bool hog, std::size_t offset)
+                     bool hog, std::size_t offset, std::size_t stride)
     : servers_(std::move(servers)),
       all_servers_(all_servers),
       sources_(std::move(sources)),
       hog_(hog),
       next_server_(offset),
       next_source_(offset),
-      next_port_(static_cast<std::uint32_t>(offset)) {}
+      next_port_(static_cast<std::uint32_t>(offset)),
+      port_stride_(static_cast<std::uint32_t>(stride)) {}
 
 const Endpoint& Addresses::next_server() {
   if (!all_servers_ || servers_.size() == 1) return servers_.front();
@@ -173,7 +174,7 @@ int Addresses::bind_source(int fd, int family) {
   constexpr std::uint32_t kHogTries = 1024;
   for (std::uint32_t tried = 0; tried < kHogTries; ++tried) {
     const auto port = static_cast<std::uint16_t>(kFirst + next_port_ % kPorts);
-    ++next_port_;
+    next_port_ += port_stride_;
     if (local.family() == AF_INET) {
       reinterpret_cast<sockaddr_in*>(&local.address)->sin_port = htons(port);
     } else {

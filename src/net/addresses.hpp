@@ -26,11 +26,13 @@ void check_sources(const std::vector<Endpoint>& sources, int server_family);
 // connect (--myaddr, in turn; the port left to connect() with IP_BIND_ADDRESS_NO_PORT, so that
 // each source has the whole port range towards each server address), or with --hog a port of
 // its own from 1024 up, in turn, as httperf's option does. One per worker, used on its thread;
-// `offset` starts the turns at the worker's share, so that workers spread over the addresses.
+// `offset` starts the turns at the worker's share, so that workers spread over the addresses,
+// and with --hog each worker steps over the ports by `stride` (the run's shares), so that no
+// two take the same port.
 class Addresses {
  public:
   Addresses(std::vector<Endpoint> servers, bool all_servers, std::vector<Endpoint> sources,
-            bool hog, std::size_t offset = 0);
+            bool hog, std::size_t offset = 0, std::size_t stride = 1);
 
   // The server address of the next connection.
   const Endpoint& next_server();
@@ -47,6 +49,7 @@ class Addresses {
   std::size_t next_server_ = 0;
   std::size_t next_source_ = 0;
   std::uint32_t next_port_ = 0;  // --hog: the next port to try, 1024..65535
+  std::uint32_t port_stride_ = 1;
 };
 
 }  // namespace rateperf::net
