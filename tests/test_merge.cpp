@@ -3,9 +3,8 @@
 // start in the future is waited for and one in the past shows as lag; bad dumps and bad sets
 // of dumps are refused by name, and a dump is never half-written.
 
-#include <doctest/doctest.h>
-
 #include <dirent.h>
+#include <doctest/doctest.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -143,9 +142,9 @@ TEST_SUITE("merge") {
     // last intended start) is one process's (to the rounding of each gap to a nanosecond).
     TestServer server(ServerMode::reply);
     const TempDir dir;
-    const std::vector<std::string> schedule = {"--server", "127.0.0.1", "--port",
-                                               std::to_string(server.port()), "--rate", "300",
-                                               "--num-conns", "600", "-q"};
+    const std::vector<std::string> schedule = {
+        "--server",    "127.0.0.1", "--port", std::to_string(server.port()), "--rate", "300",
+        "--num-conns", "600",       "-q"};
     const std::int64_t start_at = unix_ns_now() + 1'500'000'000;
     std::string script;
     for (int i = 0; i < 3; ++i) {
@@ -153,8 +152,8 @@ TEST_SUITE("merge") {
       for (const std::string& word : schedule) script += " " + word;
       script += " --shard " + std::to_string(i) + "/3 --start-at " + epoch_text(start_at) +
                 " --dump " + dir / ("shard-" + std::to_string(i) + ".dump") +
-                (i == 1 ? " --threads 2" : "") + " > " + dir / ("shard-" + std::to_string(i) + ".txt") +
-                " 2>&1 & ";
+                (i == 1 ? " --threads 2" : "") + " > " +
+                dir / ("shard-" + std::to_string(i) + ".txt") + " 2>&1 & ";
     }
     script += "wait";
     const ProcessResult shards = run_process({"sh", "-c", script, rateperf_binary()}, 60s);
@@ -185,7 +184,8 @@ TEST_SUITE("merge") {
     CHECK(doc.at("config").at("shard").at("count") == 1);
     CHECK(doc.at("start_time_utc") == rateperf::options::format_wall_time(start_at));
     // 600 arrivals 1/300 s apart: 599/300 s from the first intended start to the last.
-    CHECK(doc.at("schedule").at("intended_window_s").get<double>() == doctest::Approx(599.0 / 300).epsilon(1e-6));
+    CHECK(doc.at("schedule").at("intended_window_s").get<double>() ==
+          doctest::Approx(599.0 / 300).epsilon(1e-6));
     // Started together, no arrival waited long for its time (a generous bound for a busy CI).
     CHECK(doc.at("lag").at("max_ms").get<double>() < 200);
 
@@ -196,7 +196,9 @@ TEST_SUITE("merge") {
     CHECK(report_figure(partial.out, "Total:", "replies") == 400);
   }
 
-  TEST_CASE("--start-at: a future start is waited for, a late one shows as lag, one 2 s late is refused") {
+  TEST_CASE(
+      "--start-at: a future start is waited for, a late one shows as lag, one 2 s late is "
+      "refused") {
     TestServer server(ServerMode::reply);
     const TempFile json("");
     // 1.2 s ahead: the run's 10 arrivals at 100/s take 0.09 s, so it lasts at least 1.2 s.
@@ -219,12 +221,12 @@ TEST_SUITE("merge") {
     CHECK(report_figure(late.out, "Total:", "replies") == 100);
     CHECK(read_json(json.path()).at("lag").at("max_ms").get<double>() >= 400);
 
-    const ProcessResult refused = run_rateperf(
-        server.port(), {"--rate", "100", "--num-conns", "10", "--start-at",
-                        epoch_text(unix_ns_now() - 2'000'000'000)});
+    const ProcessResult refused =
+        run_rateperf(server.port(), {"--rate", "100", "--num-conns", "10", "--start-at",
+                                     epoch_text(unix_ns_now() - 2'000'000'000)});
     CHECK(refused.exit_code == 2);
-    CHECK(line_starting(refused.err, "rateperf: --start-at: ").find("s in the past (at most 1 s late may still start)") !=
-          std::string::npos);
+    CHECK(line_starting(refused.err, "rateperf: --start-at: ")
+              .find("s in the past (at most 1 s late may still start)") != std::string::npos);
     CHECK(server.requests() == 110);
   }
 
@@ -232,13 +234,14 @@ TEST_SUITE("merge") {
     TestServer server(ServerMode::reply);
     const TempDir dir;
     for (const std::string shard : {"0/2", "1/2"}) {
-      const ProcessResult run = run_rateperf(
-          server.port(), {"--rate", "200", "--num-conns", "40", "--shard", shard, "--dump",
-                          dir / ("s" + shard.substr(0, 1) + ".dump")});
+      const ProcessResult run =
+          run_rateperf(server.port(), {"--rate", "200", "--num-conns", "40", "--shard", shard,
+                                       "--dump", dir / ("s" + shard.substr(0, 1) + ".dump")});
       REQUIRE(run.exit_code == 0);
     }
     const ProcessResult other = run_rateperf(
-        server.port(), {"--rate", "100", "--num-conns", "40", "--shard", "1/2", "--dump", dir / "other.dump"});
+        server.port(),
+        {"--rate", "100", "--num-conns", "40", "--shard", "1/2", "--dump", dir / "other.dump"});
     REQUIRE(other.exit_code == 0);
     const std::string whole = slurp(dir / "s0.dump");
     write_file(dir / "truncated.dump", whole.substr(0, whole.size() / 2));
@@ -255,13 +258,15 @@ TEST_SUITE("merge") {
       std::string message;
     };
     const std::vector<Bad> bad = {
-        {{dir / "truncated.dump"}, dir / "truncated.dump: not a whole rateperf dump (truncated or corrupt JSON)"},
+        {{dir / "truncated.dump"},
+         dir / "truncated.dump: not a whole rateperf dump (truncated or corrupt JSON)"},
         {{dir / "schema2.dump"}, dir / "schema2.dump: dump schema 2 (written by rateperf "},
         {{dir / "nolag.dump"}, dir / "nolag.dump: corrupt: key 'lag' not found"},
         {{dir / "not.dump"}, dir / "not.dump: not a rateperf dump"},
         {{dir / "absent.dump"}, dir / "absent.dump: cannot read: No such file or directory"},
         {{dir / "s0.dump", dir / "s0.dump"}, dir / "s0.dump: shard 0/2 again"},
-        {{dir / "s0.dump", dir / "other.dump"}, dir / "other.dump: another schedule than " + dir / "s0.dump's"},
+        {{dir / "s0.dump", dir / "other.dump"},
+         dir / "other.dump: another schedule than " + dir / "s0.dump's"},
         {{}, "merge: expects the dump files to merge"},
     };
     for (const Bad& b : bad) {
@@ -277,15 +282,16 @@ TEST_SUITE("merge") {
     // A run that cannot start leaves neither its dump nor a temporary file; neither does a
     // --dump in a directory that does not exist.
     const std::size_t files = dir.entries().size();
-    const ProcessResult no_list = run_rateperf(
-        server.port(), {"--rate", "100", "--num-conns", "10", "--wlog", "n," + dir / "absent.txt",
-                        "--dump", dir / "never.dump"});
+    const ProcessResult no_list =
+        run_rateperf(server.port(), {"--rate", "100", "--num-conns", "10", "--wlog",
+                                     "n," + dir / "absent.txt", "--dump", dir / "never.dump"});
     CHECK(no_list.exit_code != 0);
     CHECK(dir.entries().size() == files);
     const ProcessResult no_dir = run_rateperf(
         server.port(), {"--rate", "100", "--num-conns", "10", "--dump", dir / "no/such/dir.dump"});
     CHECK(no_dir.exit_code == 1);
-    CHECK(no_dir.err.find("--dump: cannot write '" + dir / "no/such/dir.dump" + "'") != std::string::npos);
+    CHECK(no_dir.err.find("--dump: cannot write '" + dir / "no/such/dir.dump" + "'") !=
+          std::string::npos);
     // An interrupted run still writes its dump, whole, and says it was interrupted.
     const ProcessResult stopped = run_process(
         {rateperf_binary(), "--server", "127.0.0.1", "--port", std::to_string(server.port()),

@@ -51,7 +51,7 @@ void Connection::start(TimePoint intended, TimePoint now) {
   calls_.clear();
   send_buffer_.clear();
   send_front_ = 0;
-  burst_ = Request{intended, now};
+  burst_ = Request{.intended = intended, .actual = now, .planned = nullptr, .cookie = {}};
   burst_left_ = std::min(context_.workload.burst_length, context_.workload.calls_per_connection);
   // The first burst is queued before connecting, so that a connection that cannot even be made
   // counts its calls; it is written once the socket exists.
@@ -406,7 +406,7 @@ bool Connection::reply_done(TimePoint now) {
       close_and_release(now);
       return true;
     }
-    burst_ = Request{now, now};
+    burst_ = Request{.intended = now, .actual = now, .planned = nullptr, .cookie = {}};
     burst_left_ = std::min(context_.workload.burst_length, calls_not_started());
   }
   return burst_left_ > 0 && !start_burst_calls(now);

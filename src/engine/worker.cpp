@@ -223,7 +223,9 @@ void Worker::issue_due(TimePoint now) {
         result_.last_intended = intended;
         result_.collector.arrival(intended, actual);
         if (requests_) {
-          requests_->arrive(Request{intended, actual}, actual);
+          requests_->arrive(
+              Request{.intended = intended, .actual = actual, .planned = nullptr, .cookie = {}},
+              actual);
           return;
         }
         if (sessions_) {

@@ -38,7 +38,10 @@ void append_headers(std::string& out, std::string_view value) {
 }  // namespace
 
 std::string render_request(const options::Config& config) {
-  return render_request(config, RequestParts{.method = config.method, .uri = config.uri});
+  RequestParts parts;
+  parts.method = config.method;
+  parts.uri = config.uri;
+  return render_request(config, parts);
 }
 
 std::string render_request(const options::Config& config, const RequestParts& parts) {

@@ -217,7 +217,8 @@ MergeCommand parse_merge(const std::vector<std::string>& words) {
     const std::size_t equals = word.find('=');
     const std::string name = word.substr(0, equals);
     if (name != "--json" && name != "--csv") {
-      fail("merge", "unknown option " + quoted(name) + " (merge takes --json, --csv and dump files)");
+      fail("merge",
+           "unknown option " + quoted(name) + " (merge takes --json, --csv and dump files)");
     }
     std::string value;
     if (equals != std::string::npos) {
@@ -229,7 +230,10 @@ MergeCommand parse_merge(const std::vector<std::string>& words) {
     (name == "--json" ? command.json_path : command.csv_path) = value;
   }
   if (command.help) return command;
-  if (command.dumps.empty()) fail("merge", "expects the dump files to merge (rateperf merge [--json FILE] [--csv FILE] DUMP...)");
+  if (command.dumps.empty()) {
+    fail("merge",
+         "expects the dump files to merge (rateperf merge [--json FILE] [--csv FILE] DUMP...)");
+  }
   if (command.json_path == "-" && command.csv_path == "-") {
     throw UsageError("merge: --json and --csv cannot both write to stdout");
   }

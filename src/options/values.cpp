@@ -175,8 +175,9 @@ constexpr std::int64_t kLastSecond = 253'402'300'799;
 
 std::int64_t parse_wall_time(std::string_view option, std::string_view text) {
   const auto bad = [&] {
-    fail(option, "expected an RFC 3339 time like 2026-12-04T18:00:00Z or seconds since the epoch (got " +
-                     quoted(text) + ")");
+    fail(option,
+         "expected an RFC 3339 time like 2026-12-04T18:00:00Z or seconds since the epoch (got " +
+             quoted(text) + ")");
   };
   std::size_t at = 0;
   // Seconds since the epoch: digits, and a fraction.

@@ -137,8 +137,10 @@ Dump read_dump(const std::string& path) {
     dump.schedule = d.at("schedule").get<std::string>();
     dump.index = d.at("shard").at("index").get<std::uint32_t>();
     dump.count = d.at("shard").at("count").get<std::uint32_t>();
-    if (dump.count == 0 || dump.index >= dump.count) refuse(path, "corrupt: a shard outside 0..N-1");
-    if (!d.at("start_at_unix_ns").is_null()) dump.start_at = d["start_at_unix_ns"].get<std::int64_t>();
+    if (dump.count == 0 || dump.index >= dump.count)
+      refuse(path, "corrupt: a shard outside 0..N-1");
+    if (!d.at("start_at_unix_ns").is_null())
+      dump.start_at = d["start_at_unix_ns"].get<std::int64_t>();
     dump.start_unix_ns = d.at("start_unix_ns").get<std::int64_t>();
     if (!d.at("record").is_object()) refuse(path, "corrupt: no record");
   } catch (const json::exception& e) {
@@ -159,8 +161,8 @@ void check_parts(const std::vector<Dump>& dumps, std::vector<std::string>& notes
   std::map<std::uint32_t, const Dump*> parts;
   for (const Dump& dump : dumps) {
     if (dump.schedule != first.schedule) {
-      refuse(dump.path, "another schedule than " + first.path + "'s: " +
-                            options::quoted(dump.schedule) + " against " +
+      refuse(dump.path, "another schedule than " + first.path +
+                            "'s: " + options::quoted(dump.schedule) + " against " +
                             options::quoted(first.schedule));
     }
     if (dump.count != first.count) {
@@ -172,8 +174,8 @@ void check_parts(const std::vector<Dump>& dumps, std::vector<std::string>& notes
                             "'s (the shards of one schedule start together)");
     }
     if (const auto [it, fresh] = parts.emplace(dump.index, &dump); !fresh) {
-      refuse(dump.path, "shard " + part_name(dump) + " again (" + it->second->path +
-                            " is that shard too)");
+      refuse(dump.path,
+             "shard " + part_name(dump) + " again (" + it->second->path + " is that shard too)");
     }
   }
   if (parts.size() < first.count) {
@@ -247,10 +249,14 @@ Merged merge_dumps(const std::vector<std::string>& paths) {
     t.poll_below_ms = std::max(t.poll_below_ms, part.timing.poll_below_ms);
     // A part without arrivals (a shard past the end of a short schedule) has no arrival times.
     if (!part_arrived) continue;
-    info.first_arrival = any_arrival ? std::min(info.first_arrival, part.first_arrival) : part.first_arrival;
-    info.last_arrival = any_arrival ? std::max(info.last_arrival, part.last_arrival) : part.last_arrival;
-    info.first_intended = any_arrival ? std::min(info.first_intended, part.first_intended) : part.first_intended;
-    info.last_intended = any_arrival ? std::max(info.last_intended, part.last_intended) : part.last_intended;
+    info.first_arrival =
+        any_arrival ? std::min(info.first_arrival, part.first_arrival) : part.first_arrival;
+    info.last_arrival =
+        any_arrival ? std::max(info.last_arrival, part.last_arrival) : part.last_arrival;
+    info.first_intended =
+        any_arrival ? std::min(info.first_intended, part.first_intended) : part.first_intended;
+    info.last_intended =
+        any_arrival ? std::max(info.last_intended, part.last_intended) : part.last_intended;
     any_arrival = true;
   }
 
@@ -272,7 +278,8 @@ Merged merge_dumps(const std::vector<std::string>& paths) {
     merged.notes.push_back(
         "rateperf merge: " + std::to_string(dumps.size()) + " parts; their starts spread " +
         spread + " by their own clocks" +
-        (dumps.front().start_at ? " (one --start-at)" : " (no --start-at: each started on its own)") +
+        (dumps.front().start_at ? " (one --start-at)"
+                                : " (no --start-at: each started on its own)") +
         "; the offsets between the machines' clocks, which no dump can measure, add to it and to "
         "every time compared across parts: bound them (NTP, PTP). Maximum connections is the sum "
         "of the parts' peaks, an upper bound");

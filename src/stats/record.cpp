@@ -22,7 +22,8 @@ std::string sum_text(Sum sum) {
 
 template <typename Sum>
 Sum sum_of(const std::string& text) {
-  if (text.empty() || text.size() > 39) throw std::runtime_error("a histogram's sum is not a number");
+  if (text.empty() || text.size() > 39)
+    throw std::runtime_error("a histogram's sum is not a number");
   Sum sum = 0;
   for (const char c : text) {
     if (c < '0' || c > '9') throw std::runtime_error("a histogram's sum is not a number");
@@ -41,7 +42,9 @@ const char* interned(const json& value) {
   return names.insert(value.get<std::string>()).first->c_str();
 }
 
-std::int64_t offset_ns(TimePoint t, TimePoint start) { return (t - start).count(); }
+std::int64_t offset_ns(TimePoint t, TimePoint start) {
+  return (t - start).count();
+}
 TimePoint at_ns(const json& value, TimePoint start) {
   return start + Duration(value.get<std::int64_t>());
 }
@@ -55,9 +58,12 @@ struct RecordCodec {
     for (std::size_t i = 0; i < h.buckets_.size(); ++i) {
       if (h.buckets_[i] != 0) buckets.push_back({i, h.buckets_[i]});
     }
-    return {{"count", h.count_},          {"min", h.min_},
-            {"max", h.max_},              {"sum", sum_text(h.sum_)},
-            {"mean", h.running_mean_},    {"squared_deviations", h.squared_deviations_},
+    return {{"count", h.count_},
+            {"min", h.min_},
+            {"max", h.max_},
+            {"sum", sum_text(h.sum_)},
+            {"mean", h.running_mean_},
+            {"squared_deviations", h.squared_deviations_},
             {"buckets", std::move(buckets)}};
   }
 
@@ -71,18 +77,20 @@ struct RecordCodec {
     std::uint64_t counted = 0;
     for (const json& bucket : j.at("buckets")) {
       const auto index = bucket.at(0).get<std::size_t>();
-      if (index >= h.buckets_.size()) throw std::runtime_error("a histogram bucket is out of range");
+      if (index >= h.buckets_.size())
+        throw std::runtime_error("a histogram bucket is out of range");
       h.buckets_[index] = bucket.at(1).get<std::uint64_t>();
       counted += h.buckets_[index];
     }
-    if (counted != h.count_) throw std::runtime_error("a histogram's buckets do not add up to its count");
+    if (counted != h.count_)
+      throw std::runtime_error("a histogram's buckets do not add up to its count");
   }
 
   static json write(const Collector& c, TimePoint start) {
     json samples = json::array();
     for (const IntervalSample& s : c.samples_) {
-      samples.push_back({offset_ns(s.start, start), offset_ns(s.end, start), s.replies, s.errors,
-                         s.sessions});
+      samples.push_back(
+          {offset_ns(s.start, start), offset_ns(s.end, start), s.replies, s.errors, s.sessions});
     }
     return {
         {"arrivals", c.arrivals_},
@@ -146,7 +154,8 @@ struct RecordCodec {
     c.reply_body_bytes_ = j.at("reply_body_bytes").get<std::uint64_t>();
     c.reply_footer_bytes_ = j.at("reply_footer_bytes").get<std::uint64_t>();
     c.connections_with_reply_ = j.at("connections_with_reply").get<std::uint64_t>();
-    c.replies_on_answered_connections_ = j.at("replies_on_answered_connections").get<std::uint64_t>();
+    c.replies_on_answered_connections_ =
+        j.at("replies_on_answered_connections").get<std::uint64_t>();
     c.status_classes_ = j.at("status_classes").get<decltype(c.status_classes_)>();
     c.errors_ = j.at("errors").get<ErrorCounts>();
     read(j.at("lag"), c.lag_);
