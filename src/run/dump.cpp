@@ -28,13 +28,26 @@ namespace {
 constexpr const char* kFormat = "rateperf-dump";
 
 // The schedule a configuration describes, whatever part of it one process ran and however: the
-// command line as one process running all of it would echo it.
+// command line as one process running all of it would echo it, without what belongs to one
+// machine (its source addresses and ports, threads, CPUs, buffer sizes, way of waiting) or to
+// one process's report (its thresholds, what it prints).
 std::string schedule_of(options::Config config) {
+  const options::Config defaults;
   config.shard_index = 0;
   config.shard_count = 1;
   config.threads = 1;
   config.cpus.clear();
   config.start_at_unix_ns.reset();
+  config.myaddr.clear();
+  config.hog = false;
+  config.send_buffer_bytes.reset();
+  config.recv_buffer_bytes.reset();
+  config.timing = defaults.timing;
+  config.max_lag = defaults.max_lag;
+  config.max_error_rate_percent = defaults.max_error_rate_percent;
+  config.print_request = defaults.print_request;
+  config.print_reply = defaults.print_reply;
+  config.verbose = 0;
   config.argv0 = "rateperf";
   return options::echo_command_line(config);
 }

@@ -28,15 +28,19 @@ std::uint64_t raise_descriptor_limit() {
 
 void warn_if_descriptors_short(const options::Config& config, std::uint64_t limit) {
   if (limit == 0 || config.period.sequential() || config.timeout <= Duration::zero()) return;
-  const double rate = config.period.rate_per_s;
+  // A shard holds its part: 1/N of the rate and of the arrivals.
+  const double rate = config.period.rate_per_s / config.shard_count;
   const double worst = rate * to_s(config.timeout);
-  const double needed = std::min(worst, static_cast<double>(config.arrivals() * (config.sessions > 0 ? config.max_connections : 1)));
+  const std::uint64_t per_arrival = config.sessions > 0 ? config.max_connections : 1;
+  const double needed =
+      std::min(worst, static_cast<double>(config.shard_arrivals() * per_arrival));
   if (needed + kReservedDescriptors <= static_cast<double>(limit)) return;
   std::fprintf(stderr,
-               "rateperf: warning: --rate %g with --timeout %g s may keep %.0f connections open "
-               "at once, more than the %" PRIu64
+               "rateperf: warning: --rate %g%s with --timeout %g s may keep %.0f connections "
+               "open at once, more than the %" PRIu64
                " descriptors allowed (ulimit -n); arrivals that find none count as fd-unavail\n",
-               rate, to_s(config.timeout), needed, limit);
+               config.period.rate_per_s, config.shard_count > 1 ? " (this shard's part)" : "",
+               to_s(config.timeout), needed, limit);
 }
 
 }  // namespace rateperf::run
