@@ -295,7 +295,7 @@ Merged merge_dumps(const std::vector<std::string>& paths) {
                                 : " (no --start-at: each started on its own)") +
         "; the offsets between the machines' clocks, which no dump can measure, add to it and to "
         "every time compared across parts: bound them (NTP, PTP). Maximum connections is the sum "
-        "of the parts' peaks, an upper bound");
+        "of the parts' peaks, an upper bound.");
   }
   return merged;
 }
