@@ -267,6 +267,14 @@ void Worker::stop_schedule(TimePoint now) {
   }
 }
 
+void Worker::close_after_failure() noexcept {
+  try {
+    end_all(ErrorKind::other, Clock::now());
+  } catch (...) {
+    // A connection that cannot even be closed cleanly is left to the process's exit.
+  }
+}
+
 void Worker::end_all(ErrorKind kind, TimePoint now) {
   if (requests_) requests_->abort_all(kind, now);
   if (sessions_) {

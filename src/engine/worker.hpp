@@ -83,6 +83,10 @@ class Worker final : private ConnectionOwner, private SessionOwner {
 
   // Runs the whole share, starting at `start` (the first arrival's intended time).
   WorkerResult run(TimePoint start);
+  // After run() threw, on the thread that called it: closes every connection still open there,
+  // where their sockets are (a worker's thread may have a descriptor table of its own). Throws
+  // nothing; the run has failed, and what it counts is not reported.
+  void close_after_failure() noexcept;
 
   // Asks the worker to stop, through an eventfd its loop watches: the first request stops the
   // schedule and gives open connections at most --timeout; the next ends them at once.

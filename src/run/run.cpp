@@ -149,6 +149,7 @@ std::vector<engine::WorkerResult> run_workers(
         results[k] = workers[k]->run(start);
       } catch (...) {
         failures[k] = std::current_exception();
+        workers[k]->close_after_failure();
       }
     });
   }
