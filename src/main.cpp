@@ -46,7 +46,12 @@ int main(int argc, char** argv) {
   run::prepare_process();
   try {
     if (argc > 1 && std::string_view(argv[1]) == "merge") {
-      return merge_main(std::vector<std::string>(argv + 2, argv + argc));
+      try {
+        return merge_main(std::vector<std::string>(argv + 2, argv + argc));
+      } catch (const UsageError& e) {
+        std::fprintf(stderr, "rateperf: %s\nTry 'rateperf merge --help'.\n", e.what());
+        return kExitUsage;
+      }
     }
     const options::Parsed parsed = options::parse(argc, argv);
     if (parsed.action != options::Action::run) {
