@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
     std::fputs(report::format_text(outcome.summary).c_str(), text_out);
     std::fflush(text_out);
     report::print_notes(outcome, stderr);
+    if (config.verbose > 0) std::fputs(report::format_series(outcome.summary).c_str(), stderr);
     const run::Verdict verdict = run::judge(config, outcome.summary);
     for (const auto& line : verdict.crossed) std::fprintf(stderr, "%s\n", line.c_str());
     return exports.write(outcome.summary, config) ? verdict.status : kExitCannotRun;

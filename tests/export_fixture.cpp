@@ -92,6 +92,23 @@ Summary export_summary() {
   s.client_limited = true;
   s.lag_limit_ms = 10;
   s.samples = {{0, 5, 1490, 298, 1}, {5, 5, 1510, 302, 0}, {10, 2.5, 700, 280, 3}};
+  s.series_interval_s = 1;
+  stats::SeriesFigures point;
+  point.start_s = 0;
+  point.length_s = 1;
+  point.arrivals = 300;
+  point.replies = 297;
+  point.errors_total = 2;
+  point.errors[static_cast<std::size_t>(ErrorKind::client_timo)] = 2;
+  point.open_connections = 41;
+  point.latency_p50_ms = 1.2;
+  point.latency_p90_ms = 3.4;
+  point.latency_p99_ms = 9.9;
+  point.latency_max_ms = 12.1;
+  point.lag_p99_ms = 0.2;
+  s.series = {point, point};
+  s.series.back().start_s = 1;
+  s.series.back().length_s = 0.5;
   s.tls_run = true;
   s.tls.full = 12;
   s.tls.resumed = 188;
@@ -222,6 +239,7 @@ const std::vector<JsonField>& documented_fields() {
       {"/config/shard/index", JsonType::integer},
       {"/config/shard/count", JsonType::integer},
       {"/config/start_at", JsonType::string_or_null},
+      {"/config/interval_s", JsonType::number},
       {"/config/max_lag_ms", JsonType::number_or_null},
       {"/config/max_error_rate_percent", JsonType::number_or_null},
       {"/totals", JsonType::object},
@@ -404,6 +422,38 @@ const std::vector<JsonField>& documented_fields() {
       {"/samples[]/replies", JsonType::integer},
       {"/samples[]/reply_rate_per_s", JsonType::number},
       {"/samples[]/errors", JsonType::integer},
+      {"/series", JsonType::object},
+      {"/series/interval_s", JsonType::number},
+      {"/series/points", JsonType::array},
+      {"/series/points[]/start_s", JsonType::number},
+      {"/series/points[]/length_s", JsonType::number},
+      {"/series/points[]/arrivals", JsonType::integer},
+      {"/series/points[]/replies", JsonType::integer},
+      {"/series/points[]/errors", JsonType::object},
+      {"/series/points[]/errors/total", JsonType::integer},
+      {"/series/points[]/errors/client_timo", JsonType::integer},
+      {"/series/points[]/errors/socket_timo", JsonType::integer},
+      {"/series/points[]/errors/connrefused", JsonType::integer},
+      {"/series/points[]/errors/connreset", JsonType::integer},
+      {"/series/points[]/errors/fd_unavail", JsonType::integer},
+      {"/series/points[]/errors/addrunavail", JsonType::integer},
+      {"/series/points[]/errors/ftab_full", JsonType::integer},
+      {"/series/points[]/errors/other", JsonType::integer},
+      {"/series/points[]/errors/parse_status", JsonType::integer},
+      {"/series/points[]/errors/parse_header", JsonType::integer},
+      {"/series/points[]/errors/parse_chunk", JsonType::integer},
+      {"/series/points[]/errors/parse_other", JsonType::integer},
+      {"/series/points[]/errors/unanswered", JsonType::integer},
+      {"/series/points[]/errors/tls_handshake", JsonType::integer},
+      {"/series/points[]/errors/tls_cert", JsonType::integer},
+      {"/series/points[]/errors/tls_alert", JsonType::integer},
+      {"/series/points[]/open_connections", JsonType::integer},
+      {"/series/points[]/latency", JsonType::object},
+      {"/series/points[]/latency/p50_ms", JsonType::number},
+      {"/series/points[]/latency/p90_ms", JsonType::number},
+      {"/series/points[]/latency/p99_ms", JsonType::number},
+      {"/series/points[]/latency/max_ms", JsonType::number},
+      {"/series/points[]/lag_p99_ms", JsonType::number},
   };
   return fields;
 }

@@ -204,3 +204,68 @@ TEST_SUITE("collector") {
     CHECK(early.replies() == 42);
   }
 }
+
+TEST_SUITE("collector") {
+  TEST_CASE("the time series: sparse buckets give the histogram's percentiles") {
+    std::mt19937_64 random(7);
+    std::lognormal_distribution<double> latency(15.0, 1.0);  // around 3 ms, in ns
+    stats::Histogram whole;
+    stats::SeriesRecorder series;
+    for (int i = 0; i < 5000; ++i) {
+      const auto value = static_cast<std::uint64_t>(latency(random));
+      whole.record(value);
+      series.reply(value);
+    }
+    series.close(TimePoint{}, TimePoint{} + 1s, 0);
+    const stats::SparseBuckets& b = series.points().front().latency;
+    CHECK(b.count == 5000);
+    CHECK(b.max == whole.max());
+    for (const double p : {50.0, 90.0, 99.0, 99.9, 100.0}) {
+      CAPTURE(p);
+      CHECK(b.percentile(p) == whole.percentile(p));
+    }
+  }
+
+  TEST_CASE("the time series: bounded by halving, and merged by time whatever the intervals") {
+    // 5,000 closes of one arrival and one reply each: at 4,096 points of 1 s the series halves
+    // (2,048 points of 2 s), and the 904 closes after it make points of 2 s: 2,952 in all,
+    // every arrival still counted once, the boundaries still those of the start.
+    stats::SeriesRecorder long_run(1s);
+    TimePoint at{};
+    for (int i = 0; i < 5000; ++i) {
+      long_run.arrival(1000);
+      long_run.reply(2000);
+      const TimePoint end = at + long_run.interval();
+      long_run.close(at, end, 1);
+      at = end;
+    }
+    CHECK(long_run.interval() == 2s);
+    CHECK(long_run.points().size() == 2048 + 904);
+    std::uint64_t arrivals = 0;
+    for (const auto& p : long_run.points()) arrivals += p.arrivals;
+    CHECK(arrivals == 5000);
+    CHECK(long_run.points()[10].start == TimePoint{} + 20s);
+    CHECK(long_run.points()[10].length == 2s);
+
+    // A series of 1-s points merged into one of 2-s points: made as coarse, then met by time.
+    stats::SeriesRecorder fine(1s);
+    stats::SeriesRecorder coarse(2s);
+    for (int i = 0; i < 4; ++i) {
+      fine.arrival(0);
+      fine.error(ErrorKind::connrefused, 1);
+      fine.close(TimePoint{} + i * 1s, TimePoint{} + (i + 1) * 1s, static_cast<std::uint64_t>(i));
+    }
+    for (int i = 0; i < 2; ++i) {
+      coarse.arrival(0);
+      coarse.close(TimePoint{} + i * 2s, TimePoint{} + (i + 1) * 2s, 10);
+    }
+    coarse.merge(fine);
+    REQUIRE(coarse.points().size() == 2);
+    CHECK(coarse.points()[0].arrivals == 3);
+    CHECK(coarse.points()[0].errors[static_cast<std::size_t>(ErrorKind::connrefused)] == 2);
+    // Open at the end of [0, 2): the coarse part's 10 and the fine part's at 2 s (1).
+    CHECK(coarse.points()[0].open == 11);
+    CHECK(coarse.points()[1].open == 13);
+    CHECK(coarse.points()[1].length == 2s);
+  }
+}

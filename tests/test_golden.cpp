@@ -141,6 +141,8 @@ void golden_run(const std::string& name, std::uint16_t port, std::vector<std::st
   nlohmann::json doc = nlohmann::json::parse(read_text(json_path));
   ::unlink(json_path.c_str());
   check_golden(name + ".txt", mask_text(run.out));
+  // How many intervals a run's series has, and what falls in each, depend on its timing.
+  if (doc.contains("series")) doc["series"]["points"] = "#";
   mask_json(doc);
   check_golden(name + ".json", doc.dump(1) + "\n");
 

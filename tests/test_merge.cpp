@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -181,6 +182,14 @@ TEST_SUITE("merge") {
     CHECK(merged.err.find("3 parts; their starts spread 0.000 s") != std::string::npos);
     const nlohmann::json doc = read_json(dir / "merged.json");
     CHECK(doc.at("totals").at("arrivals") == 600);
+    // The shards' series meet interval by interval: 300 arrivals in the first whole second.
+    std::uint64_t series_arrivals = 0;
+    for (const nlohmann::json& p : doc.at("series").at("points")) {
+      series_arrivals += p.at("arrivals").get<std::uint64_t>();
+    }
+    CHECK(series_arrivals == 600);
+    // (The 301st is due at 300 gaps of 3,333,333 ns, 0.1 us before 1 s.)
+    CHECK(std::abs(doc.at("series").at("points").at(0).at("arrivals").get<int>() - 300) <= 2);
     CHECK(doc.at("config").at("shard").at("count") == 1);
     CHECK(doc.at("start_time_utc") == rateperf::options::format_wall_time(start_at));
     // 600 arrivals 1/300 s apart: 599/300 s from the first intended start to the last.
@@ -309,5 +318,61 @@ TEST_SUITE("merge") {
     const nlohmann::json dump = read_json(dir / "stopped.dump");
     CHECK(dump.at("record").at("run").at("interrupted") == true);
     CHECK(dir.entries().size() == files + 1);
+  }
+
+  TEST_CASE("the time series shows connections piling up and timing out, over two threads") {
+    // 300 arrivals at 200/s to a server that never answers, --timeout 1, 0.5-s intervals, two
+    // workers: each interval of the schedule issues 100 arrivals; the connections open at the
+    // intervals' ends climb by 100 until the first timeouts, 1 s in, and then fall as each
+    // interval's arrivals time out in the interval 1 s later. The series' counts add up to the
+    // run's, and its CSV says the same as its JSON.
+    TestServer server(ServerMode::never_answer);
+    const TempDir dir;
+    const ProcessResult run = run_rateperf(
+        server.port(), {"--rate", "200", "--num-conns", "300", "--timeout", "1", "--interval",
+                        "0.5", "--threads", "2", "--json", dir / "run.json", "--series",
+                        dir / "series.csv", "--verbose"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    const nlohmann::json doc = read_json(dir / "run.json");
+    const nlohmann::json& series = doc.at("series");
+    CHECK(series.at("interval_s").get<double>() == doctest::Approx(0.5));
+    const nlohmann::json& points = series.at("points");
+    REQUIRE(points.size() >= 5);
+    std::uint64_t arrivals = 0;
+    std::uint64_t timeouts = 0;
+    for (const nlohmann::json& p : points) {
+      arrivals += p.at("arrivals").get<std::uint64_t>();
+      timeouts += p.at("errors").at("client_timo").get<std::uint64_t>();
+    }
+    CHECK(arrivals == 300);
+    CHECK(timeouts == 300);
+    const auto open_at = [&](std::size_t i) { return points[i].at("open_connections").get<int>(); };
+    const auto arrivals_in = [&](std::size_t i) { return points[i].at("arrivals").get<int>(); };
+    for (std::size_t i = 0; i < 3; ++i) CHECK(std::abs(arrivals_in(i) - 100) <= 2);
+    // A stall of the machine may move a few arrivals over a boundary: within 10.
+    CHECK(std::abs(open_at(0) - 100) <= 10);
+    CHECK(std::abs(open_at(1) - 200) <= 10);
+    CHECK(std::abs(open_at(2) - 200) <= 10);  // 100 more, 100 timed out
+    CHECK(std::abs(open_at(3) - 100) <= 10);
+    CHECK(open_at(points.size() - 1) == 0);
+    CHECK(points[0].at("lag_p99_ms").get<double>() < 100);
+    // The CSV: a header, then one row per point, with the same counts.
+    std::istringstream csv(slurp(dir / "series.csv"));
+    std::string line;
+    std::getline(csv, line);
+    CHECK(line.rfind("start_s,length_s,arrivals,replies,errors,errors_client_timo,", 0) == 0);
+    std::size_t rows = 0;
+    while (std::getline(csv, line)) {
+      CHECK(line.rfind(std::to_string(points[rows].at("arrivals").get<int>()),
+                       line.find(',', line.find(',') + 1) + 1) != std::string::npos);
+      ++rows;
+    }
+    CHECK(rows == points.size());
+    // --verbose: the series on stderr after the report, one line a point.
+    std::size_t lines = 0;
+    std::istringstream err(run.err);
+    while (std::getline(err, line)) lines += line.rfind("Series: ", 0) == 0 ? 1 : 0;
+    CHECK(lines == points.size());
   }
 }

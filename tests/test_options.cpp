@@ -414,6 +414,21 @@ TEST_SUITE("options") {
     CHECK(usage_error({"--dump", ""}) == "--dump: expects a file name");
   }
 
+  TEST_CASE("--interval and --series: the values and what is refused") {
+    CHECK(config_of({}).interval == std::chrono::seconds(1));
+    CHECK(config_of({"--interval", "0.25"}).interval == std::chrono::milliseconds(250));
+    CHECK(contains(echo_command_line(config_of({"--interval", "0.25"})), "--interval=0.25"));
+    CHECK(!contains(echo_command_line(config_of({})), "--interval"));
+    CHECK(usage_error({"--interval", "0"}) == "--interval: must be at least 0.001 s (got 0)");
+    CHECK(usage_error({"--interval", "x"}) == "--interval: 'x' is not a number");
+    CHECK(usage_error({"--series", ""}) == "--series: expects a file name or -");
+    CHECK(usage_error({"--series", "-", "--json", "-"}) ==
+          "--series and --json cannot both write to stdout");
+    CHECK(usage_error({"--series", "-", "--csv", "-"}) ==
+          "--series and --csv cannot both write to stdout");
+    CHECK(config_of({"--series", "s.csv"}).series_path == "s.csv");
+  }
+
   TEST_CASE("bad --client, --uri, --method, --http-version and hosts are refused") {
     for (const char* text : {"3/2", "1/1", "0/0", "1", "a/b", "-1/2", "1/2x", ""}) {
       CAPTURE(text);

@@ -81,6 +81,8 @@ Worker::Worker(const WorkerSetup& setup)
   if (!stop_event_) throw std::runtime_error("libevent: cannot create events");
   arrival_timer_.bind<&Worker::on_arrival>(*this);
   sample_timer_.bind<&Worker::on_sample>(*this);
+  series_timer_.bind<&Worker::on_series>(*this);
+  result_.collector.set_series_interval(config_.interval);
   grace_timer_.bind<&Worker::on_grace>(*this);
   progress_timer_.bind<&Worker::on_progress>(*this);
   if (config_.request_mode) {
@@ -117,6 +119,8 @@ WorkerResult Worker::run(TimePoint start) {
       kSampleInterval * (config_.client_id + 1) / std::max<std::uint32_t>(1, config_.client_count);
   last_sample_at_ = start;
   loop_.schedule(sample_timer_, start + first_sample);
+  last_series_at_ = start;
+  loop_.schedule(series_timer_, start + result_.collector.series_interval());
   if (const auto due = source_->next_due()) loop_.schedule(arrival_timer_, *due);
   if (publish_progress_) loop_.schedule(progress_timer_, start + kProgressInterval);
 
@@ -174,6 +178,14 @@ void Worker::on_sample(Timer& timer, TimePoint) {
   last_sample_at_ = at;
   if (samples_ != nullptr) samples_->sample_taken(share_, result_.collector.samples().back());
   loop_.schedule(sample_timer_, at + kSampleInterval);
+}
+
+void Worker::on_series(Timer& timer, TimePoint) {
+  // As the samples: the interval ends at the boundary, not at the wake-up.
+  const TimePoint at = timer.deadline;
+  result_.collector.close_interval(last_series_at_, at);
+  last_series_at_ = at;
+  loop_.schedule(series_timer_, at + result_.collector.series_interval());
 }
 
 void Worker::on_grace(Timer&, TimePoint now) {
@@ -300,6 +312,9 @@ void Worker::maybe_finish(TimePoint now) {
   if (result_.collector.open_connections() > 0 || active_sessions_ > 0) return;
   finished_ = true;
   if (result_.end < now && result_.collector.connections() == 0) result_.end = now;
+  // The series' last interval, cut short at the end.
+  if (now > last_series_at_) result_.collector.close_interval(last_series_at_, now);
+  loop_.cancel(series_timer_);
   loop_.cancel(sample_timer_);
   loop_.cancel(grace_timer_);
   loop_.cancel(progress_timer_);

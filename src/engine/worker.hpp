@@ -97,6 +97,7 @@ class Worker final : private ConnectionOwner, private SessionOwner {
  private:
   void on_arrival(Timer& timer, TimePoint now);
   void on_sample(Timer& timer, TimePoint now);
+  void on_series(Timer& timer, TimePoint now);
   void on_grace(Timer& timer, TimePoint now);
   void on_progress(Timer& timer, TimePoint now);
   static void on_stop_request(evutil_socket_t fd, short, void* self);
@@ -125,10 +126,12 @@ class Worker final : private ConnectionOwner, private SessionOwner {
   std::unique_ptr<schedule::WorkSource> source_;
   Timer arrival_timer_;
   Timer sample_timer_;
+  Timer series_timer_;  // the time series' boundaries (--interval)
   Timer grace_timer_;
   Timer progress_timer_;
   TimePoint start_{};
   TimePoint last_sample_at_{};
+  TimePoint last_series_at_{};
 
   net::Addresses addresses_;
   net::SocketOptions socket_options_;

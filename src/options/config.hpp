@@ -177,6 +177,9 @@ struct Config {
   bool seed_given = false;  // --seed appeared (otherwise the seed derives from --client)
   int verbose = 0;          // --verbose count: 1 prints reply-rate samples as they come
 
+  // --interval: the length of the time series' intervals; --series: its CSV file ("-": stdout).
+  Duration interval = std::chrono::seconds(1);
+  std::string series_path;
   std::string json_path;  // --json: where to write the JSON document ("-": stdout); empty: none
   std::string csv_path;   // --csv: the CSV file to append a row to ("-": stdout); empty: none
   bool quiet = false;     // --quiet: no live progress line on stderr

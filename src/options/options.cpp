@@ -193,6 +193,10 @@ Parsed parse(int argc, const char* const* argv, bool recorded) {
   if (config.json_path == "-" && config.csv_path == "-") {
     throw UsageError("--json and --csv cannot both write to stdout");
   }
+  if (config.series_path == "-" && (config.json_path == "-" || config.csv_path == "-")) {
+    throw UsageError(std::string("--series and ") + (config.json_path == "-" ? "--json" : "--csv") +
+                     " cannot both write to stdout");
+  }
   return result;
 }
 

@@ -709,6 +709,20 @@ const std::array kOptions = {
     .apply = [](Config& c, std::string_view v) {
       if (v.empty()) fail("--csv", "expects a file name or -");
       c.csv_path = v; }},
+  OptionSpec{.name = "interval", .group = Group::output, .kind = ValueKind::seconds,
+    .value_name = "S", .help = "length of the time series' intervals, in seconds (default 1)",
+    .apply = [](Config& c, std::string_view v) {
+      const double seconds = parse_seconds("--interval", v);
+      if (seconds < 0.001) fail("--interval", "must be at least 0.001 s (got " + std::string(v) + ")");
+      c.interval = to_duration("--interval", seconds, v); },
+    .echo_rank = 209, .echo = [](const Config& c, std::string& l) {
+      if (c.interval != std::chrono::seconds(1)) add(l, "--interval=" + format_g(to_s(c.interval))); },
+    .json = [](const Config& c, json& j) { j["interval_s"] = to_s(c.interval); }},
+  OptionSpec{.name = "series", .group = Group::output, .kind = ValueKind::file, .value_name = "FILE",
+    .help = "write the time series, one row an interval, as CSV to FILE (- for stdout)",
+    .apply = [](Config& c, std::string_view v) {
+      if (v.empty()) fail("--series", "expects a file name or -");
+      c.series_path = v; }},
   OptionSpec{.name = "dump", .group = Group::output, .kind = ValueKind::file, .value_name = "FILE",
     .help = "write this run's lossless result file to FILE, for rateperf merge",
     .apply = [](Config& c, std::string_view v) {

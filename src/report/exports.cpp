@@ -54,21 +54,28 @@ ExportFiles::ExportFiles(const options::Config& config) {
   } else if (!config.json_path.empty()) {
     json_fd_ = open_for_writing("--json", config.json_path, O_TRUNC);
   }
-  if (config.csv_path == "-") {
-    csv_stdout_ = true;
-  } else if (!config.csv_path.empty()) {
-    try {
+  try {
+    if (config.csv_path == "-") {
+      csv_stdout_ = true;
+    } else if (!config.csv_path.empty()) {
       csv_fd_ = open_for_writing("--csv", config.csv_path, O_APPEND);
-    } catch (...) {
-      if (json_fd_ >= 0) ::close(json_fd_);
-      throw;
     }
+    if (config.series_path == "-") {
+      series_stdout_ = true;
+    } else if (!config.series_path.empty()) {
+      series_fd_ = open_for_writing("--series", config.series_path, O_TRUNC);
+    }
+  } catch (...) {
+    if (json_fd_ >= 0) ::close(json_fd_);
+    if (csv_fd_ >= 0) ::close(csv_fd_);
+    throw;
   }
 }
 
 ExportFiles::~ExportFiles() {
   if (json_fd_ >= 0) ::close(json_fd_);
   if (csv_fd_ >= 0) ::close(csv_fd_);
+  if (series_fd_ >= 0) ::close(series_fd_);
 }
 
 bool ExportFiles::write(const stats::Summary& summary, const options::Config& config) {
@@ -77,6 +84,10 @@ bool ExportFiles::write(const stats::Summary& summary, const options::Config& co
     const std::string text = to_json_document(summary, config).dump(2) + "\n";
     const int fd = json_stdout_ ? STDOUT_FILENO : json_fd_;
     ok = report_failure("--json", write_all(fd, text)) && ok;
+  }
+  if (series_fd_ >= 0 || series_stdout_) {
+    const int fd = series_stdout_ ? STDOUT_FILENO : series_fd_;
+    ok = report_failure("--series", write_all(fd, series_csv(summary))) && ok;
   }
   if (csv_stdout_) {
     ok = report_failure("--csv", write_all(STDOUT_FILENO, csv_header() + csv_row(summary, config))) &&

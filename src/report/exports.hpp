@@ -5,8 +5,9 @@
 
 namespace rateperf::report {
 
-// The destinations of --json and --csv. They are opened before the run, so that a path that
-// cannot be written stops rateperf before it sends anything; they are written after it.
+// The destinations of --json, --csv and --series. They are opened before the run, so that a
+// path that cannot be written stops rateperf before it sends anything; they are written after
+// it (--series replaces its file, as --json does).
 //
 // A CSV row is appended with one write() under an exclusive flock(), and the header is written
 // only into an empty file, so several rateperf processes appending to one file (a parallel
@@ -21,7 +22,7 @@ class ExportFiles {
   ExportFiles& operator=(const ExportFiles&) = delete;
 
   // An export goes to stdout, so the text report must go elsewhere (stderr).
-  bool uses_stdout() const { return json_stdout_ || csv_stdout_; }
+  bool uses_stdout() const { return json_stdout_ || csv_stdout_ || series_stdout_; }
 
   // Writes every export. Returns false, after a one-line message on stderr for each failure,
   // when a write failed.
@@ -30,8 +31,10 @@ class ExportFiles {
  private:
   int json_fd_ = -1;
   int csv_fd_ = -1;
+  int series_fd_ = -1;
   bool json_stdout_ = false;
   bool csv_stdout_ = false;
+  bool series_stdout_ = false;
 };
 
 }  // namespace rateperf::report

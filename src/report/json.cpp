@@ -35,16 +35,36 @@ namespace {
 
 // Every error kind under its report label, with '-' made '_' so that the keys are identifiers
 // in the languages that read the document. "other" is the pure kind here, not httperf's lump.
-nlohmann::json errors_of(const stats::Summary& s) {
-  nlohmann::json errors = {{"total", s.errors_total}};
+nlohmann::json errors_of(std::uint64_t total, const ErrorCounts& counts) {
+  nlohmann::json errors = {{"total", total}};
   for (std::size_t i = 0; i < kErrorKinds; ++i) {
     std::string key(error_label(static_cast<ErrorKind>(i)));
     for (char& ch : key) {
       if (ch == '-') ch = '_';
     }
-    errors[key] = s.errors[i];
+    errors[key] = counts[i];
   }
   return errors;
+}
+
+// The time series: its interval and one object an interval.
+nlohmann::json series_of(const stats::Summary& s) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const stats::SeriesFigures& p : s.series) {
+    points.push_back({{"start_s", p.start_s},
+                      {"length_s", p.length_s},
+                      {"arrivals", p.arrivals},
+                      {"replies", p.replies},
+                      {"errors", errors_of(p.errors_total, p.errors)},
+                      {"open_connections", p.open_connections},
+                      {"latency",
+                       {{"p50_ms", p.latency_p50_ms},
+                        {"p90_ms", p.latency_p90_ms},
+                        {"p99_ms", p.latency_p99_ms},
+                        {"max_ms", p.latency_max_ms}}},
+                      {"lag_p99_ms", p.lag_p99_ms}});
+  }
+  return {{"interval_s", s.series_interval_s}, {"points", std::move(points)}};
 }
 
 // The run's configuration: every option the table exports, under its own key.
@@ -154,7 +174,7 @@ nlohmann::json to_json_document(const stats::Summary& s, const options::Config& 
         {"system_percent", s.cpu_system_percent},
         {"total_percent", s.cpu_total_percent}}},
       {"net_io", {{"kb_per_s", s.net_io_kb_per_s}, {"mbit_per_s", s.net_io_mbit_per_s}}},
-      {"errors", errors_of(s)},
+      {"errors", errors_of(s.errors_total, s.errors)},
       {"latency_intended", s.latency_intended},
       {"latency_actual", s.latency_actual},
       {"connect_time", s.connect_time},
@@ -180,6 +200,7 @@ nlohmann::json to_json_document(const stats::Summary& s, const options::Config& 
         {"margin_ms", s.timing.margin_ms},
         {"poll_below_ms", s.timing.poll_below_ms}}},
       {"samples", s.samples},
+      {"series", series_of(s)},
   };
 }
 

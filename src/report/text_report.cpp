@@ -214,4 +214,24 @@ std::string format_text(const stats::Summary& summary) {
   return out;
 }
 
+std::string format_series(const stats::Summary& s) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "Series [%g s]: start_s arrivals replies errors open latency_p50_ms p90 p99 max "
+                "lag_p99_ms\n",
+                s.series_interval_s);
+  out += line;
+  for (const stats::SeriesFigures& p : s.series) {
+    std::snprintf(line, sizeof line,
+                  "Series: %.3f %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+                  " %.1f %.1f %.1f %.1f %.3f\n",
+                  p.start_s, p.arrivals, p.replies, p.errors_total, p.open_connections,
+                  p.latency_p50_ms, p.latency_p90_ms, p.latency_p99_ms, p.latency_max_ms,
+                  p.lag_p99_ms);
+    out += line;
+  }
+  return out;
+}
+
 }  // namespace rateperf::report

@@ -22,6 +22,7 @@ void Collector::arrival(TimePoint intended, TimePoint actual) {
   const Duration lag = actual - intended;
   if (lag > kLateLag) ++late_arrivals_;
   lag_.record(ns(lag));
+  series_.arrival(ns(lag));
 }
 
 void Collector::burst(std::uint64_t count) { max_burst_ = std::max(max_burst_, count); }
@@ -53,6 +54,7 @@ void Collector::reply(const ReplyRecord& record) {
   response_.record(ns(record.response));
   transfer_.record(ns(record.transfer));
   latency_intended_.record(ns(record.latency_intended));
+  series_.reply(ns(record.latency_intended));
   latency_actual_.record(ns(record.latency_actual));
 }
 
@@ -71,6 +73,7 @@ void Collector::connection_closed(Duration lifetime, std::uint32_t replies) {
 void Collector::error(ErrorKind kind, std::uint64_t count) {
   errors_[static_cast<std::size_t>(kind)] += count;
   interval_errors_ += count;
+  series_.error(kind, count);
 }
 
 void Collector::request_wait(Duration wait) {
@@ -179,6 +182,7 @@ void Collector::merge(const Collector& other) {
     }
   }
   samples_ = std::move(merged);
+  series_.merge(other.series_);
 }
 
 std::uint64_t Collector::errors_total() const {

@@ -10,6 +10,7 @@
 #include "core/clock.hpp"
 #include "core/errors.hpp"
 #include "stats/histogram.hpp"
+#include "stats/series.hpp"
 
 namespace rateperf::stats {
 
@@ -99,6 +100,12 @@ class Collector {
   void session_ended(bool failed, Duration time, std::uint64_t replies, std::uint64_t connections);
   // Closes the current reply-rate sampling interval, [start, end).
   void sample(TimePoint start, TimePoint end);
+  // Closes the current interval of the time series (--interval), [start, end).
+  void close_interval(TimePoint start, TimePoint end) { series_.close(start, end, open_); }
+  // The time series' interval now (it doubles when the series is halved).
+  Duration series_interval() const { return series_.interval(); }
+  void set_series_interval(Duration interval) { series_ = SeriesRecorder(interval); }
+  const std::vector<SeriesPoint>& series() const { return series_.points(); }
 
   // Adds `other`'s counts, histograms and samples: the result is exactly what one collector
   // would hold had it seen both event streams. Samples of the same interval (the workers of a
@@ -168,6 +175,7 @@ class Collector {
   std::uint64_t interval_errors_ = 0;
   std::uint64_t interval_sessions_ = 0;
   std::vector<IntervalSample> samples_;
+  SeriesRecorder series_;
 };
 
 }  // namespace rateperf::stats

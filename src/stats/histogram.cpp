@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 
 namespace rateperf::stats {
 
@@ -27,7 +28,9 @@ constexpr std::size_t kBuckets = kLinearBuckets + 1;
 
 Histogram::Histogram() : buckets_(kBuckets, 0) {}
 
-std::size_t Histogram::index_of(std::uint64_t value) const {
+std::size_t Histogram::bucket_count() { return kBuckets; }
+
+std::size_t Histogram::bucket_of(std::uint64_t value) {
   if (value < kExactLimit) return static_cast<std::size_t>(value);
   if (value >= kOverflowFrom) return kOverflowIndex;
   const unsigned power = static_cast<unsigned>(std::bit_width(value)) - 1;  // >= kExactBits
@@ -39,9 +42,15 @@ std::size_t Histogram::index_of(std::uint64_t value) const {
 // The highest value that falls in a bucket, so that a percentile is never under-reported (for
 // latencies the conservative side); clamped to [min, max] by the caller. The overflow bucket
 // has no upper bound: its representative is the exact maximum.
+std::size_t Histogram::index_of(std::uint64_t value) const { return bucket_of(value); }
+
 std::uint64_t Histogram::value_of(std::size_t index) const {
+  return index >= kOverflowIndex ? max_ : bucket_top(index);
+}
+
+std::uint64_t Histogram::bucket_top(std::size_t index) {
   if (index < kExactLimit) return index;
-  if (index >= kOverflowIndex) return max_;
+  if (index >= kOverflowIndex) return UINT64_MAX;
   const std::size_t offset = index - kExactLimit;
   const unsigned power = kExactBits + static_cast<unsigned>(offset / kSubBuckets);
   const unsigned shift = power - kSubBits;

@@ -30,6 +30,13 @@ class Histogram {
   // the bucket error; percent 100 gives the exact max. 0 when empty.
   std::uint64_t percentile(double percent) const;
 
+  // The layout, for counts kept elsewhere in the same buckets (stats/series.hpp): the number of
+  // buckets, the bucket of a value, and the highest value a bucket holds (UINT64_MAX for the
+  // overflow bucket, whose values only their exact maximum bounds).
+  static std::size_t bucket_count();
+  static std::size_t bucket_of(std::uint64_t value);
+  static std::uint64_t bucket_top(std::size_t index);
+
  private:
   friend struct RecordCodec;  // writes and reads a histogram whole (stats/record.hpp)
 

@@ -51,6 +51,40 @@ TimePoint at_ns(const json& value, TimePoint start) {
 
 }  // namespace
 
+json write_buckets(const SparseBuckets& b) {
+  return {{"count", b.count}, {"max", b.max}, {"buckets", b.counts}};
+}
+
+SparseBuckets read_buckets(const json& j) {
+  SparseBuckets b;
+  b.count = j.at("count").get<std::uint64_t>();
+  b.max = j.at("max").get<std::uint64_t>();
+  b.counts = j.at("buckets").get<decltype(b.counts)>();
+  std::uint64_t counted = 0;
+  for (const auto& [bucket, n] : b.counts) {
+    if (bucket >= Histogram::bucket_count())
+      throw std::runtime_error("a series bucket is out of range");
+    counted += n;
+  }
+  if (counted != b.count) throw std::runtime_error("a series interval's buckets do not add up");
+  return b;
+}
+
+json write_series(const std::vector<SeriesPoint>& points, Duration interval, TimePoint start) {
+  json out = json::array();
+  for (const SeriesPoint& p : points) {
+    out.push_back({{"start_ns", offset_ns(p.start, start)},
+                   {"length_ns", p.length.count()},
+                   {"arrivals", p.arrivals},
+                   {"replies", p.replies},
+                   {"errors", p.errors},
+                   {"open", p.open},
+                   {"latency", write_buckets(p.latency)},
+                   {"lag", write_buckets(p.lag)}});
+  }
+  return {{"interval_ns", interval.count()}, {"points", std::move(out)}};
+}
+
 // Friend of Histogram and Collector: their fields, in and out.
 struct RecordCodec {
   static json write(const Histogram& h) {
@@ -131,6 +165,7 @@ struct RecordCodec {
         {"session_connections", c.session_connections_},
         {"session_lengths", c.session_lengths_},
         {"samples", std::move(samples)},
+        {"series", write_series(c.series_.points(), c.series_.interval(), start)},
     };
   }
 
@@ -181,6 +216,27 @@ struct RecordCodec {
       c.samples_.push_back({at_ns(s.at(0), samples_from), at_ns(s.at(1), samples_from),
                             s.at(2).get<std::uint64_t>(), s.at(3).get<std::uint64_t>(),
                             s.at(4).get<std::uint64_t>()});
+    }
+    // The series (a dump of before it had none).
+    if (j.contains("series")) {
+      const json& series = j.at("series");
+      std::vector<SeriesPoint> points;
+      for (const json& p : series.at("points")) {
+        SeriesPoint point;
+        point.start = at_ns(p.at("start_ns"), samples_from);
+        point.length = Duration(p.at("length_ns").get<std::int64_t>());
+        point.arrivals = p.at("arrivals").get<std::uint64_t>();
+        point.replies = p.at("replies").get<std::uint64_t>();
+        point.errors = p.at("errors").get<ErrorCounts>();
+        point.open = p.at("open").get<std::uint64_t>();
+        point.latency = read_buckets(p.at("latency"));
+        point.lag = read_buckets(p.at("lag"));
+        points.push_back(std::move(point));
+      }
+      const Duration interval(series.at("interval_ns").get<std::int64_t>());
+      if (interval <= Duration::zero())
+        throw std::runtime_error("the series' interval is not above 0");
+      c.series_.restore(interval, std::move(points));
     }
     return c;
   }

@@ -221,6 +221,23 @@ struct SummaryBuilder {
       figures.errors = sample.errors;
       s.samples.push_back(figures);
     }
+    s.series_interval_s = to_s(c.series_.interval());
+    for (const SeriesPoint& point : c.series_.points()) {
+      SeriesFigures figures;
+      figures.start_s = to_s(point.start - run.start);
+      figures.length_s = to_s(point.length);
+      figures.arrivals = point.arrivals;
+      figures.replies = point.replies;
+      figures.errors = point.errors;
+      for (const std::uint64_t n : point.errors) figures.errors_total += n;
+      figures.open_connections = point.open;
+      figures.latency_p50_ms = ns_to_ms(static_cast<double>(point.latency.percentile(50)));
+      figures.latency_p90_ms = ns_to_ms(static_cast<double>(point.latency.percentile(90)));
+      figures.latency_p99_ms = ns_to_ms(static_cast<double>(point.latency.percentile(99)));
+      figures.latency_max_ms = ns_to_ms(static_cast<double>(point.latency.max));
+      figures.lag_p99_ms = ns_to_ms(static_cast<double>(point.lag.percentile(99)));
+      s.series.push_back(figures);
+    }
     s.tls_run = run.tls;
     s.tls.full = c.tls_full_;
     s.tls.resumed = c.tls_resumed_;

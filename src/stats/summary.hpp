@@ -39,6 +39,22 @@ struct SampleFigures {
   std::uint64_t errors = 0;
 };
 
+// One interval of the run's time series (--interval).
+struct SeriesFigures {
+  double start_s = 0;   // its start, in seconds since the start of the run
+  double length_s = 0;  // its length (the last one may be shorter)
+  std::uint64_t arrivals = 0;  // arrivals issued in it
+  std::uint64_t replies = 0;   // replies completed in it
+  std::uint64_t errors_total = 0;
+  ErrorCounts errors{};              // calls that ended with an error in it, by kind
+  std::uint64_t open_connections = 0;  // connections open at its end
+  double latency_p50_ms = 0;  // its replies' latency from the intended start (0: no reply)
+  double latency_p90_ms = 0;
+  double latency_p99_ms = 0;
+  double latency_max_ms = 0;
+  double lag_p99_ms = 0;  // its arrivals' lag (0: no arrival)
+};
+
 // The percentages of ab's table "Percentage of the requests served within a certain time".
 inline constexpr std::array<int, 9> kServedWithinPercents = {50, 66, 75, 80, 90, 95, 98, 99, 100};
 
@@ -186,6 +202,8 @@ struct Summary {
   SessionFigures sessions;
 
   std::vector<SampleFigures> samples;  // every reply-rate sample, in order
+  double series_interval_s = 0;        // the series' interval (doubled for long runs)
+  std::vector<SeriesFigures> series;   // the time series, in order
   std::string start_time_utc;          // wall-clock start, ISO 8601 UTC (for exports)
 };
 
