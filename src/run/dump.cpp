@@ -157,9 +157,7 @@ Dump read_dump(const std::string& path) {
     dump.start_unix_ns = d.at("start_unix_ns").get<std::int64_t>();
     if (!d.at("record").is_object()) refuse(path, "corrupt: no record");
   } catch (const json::exception& e) {
-    std::string what = e.what();
-    if (const std::size_t end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
-    refuse(path, "corrupt: " + what);
+    refuse(path, "corrupt: " + stats::json_problem(e));
   }
   return dump;
 }
@@ -224,7 +222,6 @@ Merged merge_dumps(const std::vector<std::string>& paths) {
   stats::RunInfo info;
   info.start = start;
   info.end = start;
-  bool any_arrival = false;
   std::int64_t latest = origin;
   for (const Dump& dump : dumps) {
     latest = std::max(latest, dump.start_unix_ns);
@@ -250,27 +247,13 @@ Merged merge_dumps(const std::vector<std::string>& paths) {
     info.request_mode = part.request_mode;
     info.sessions = part.sessions;
     info.tls = part.tls;
-    stats::TimingFigures& t = info.timing;
-    t.mode = part.timing.mode;
-    t.sleeps += part.timing.sleeps;
-    t.polls += part.timing.polls;
-    t.timer_arms += part.timing.timer_arms;
-    t.timer_wakeups += part.timing.timer_wakeups;
-    t.lateness_p50_ms = std::max(t.lateness_p50_ms, part.timing.lateness_p50_ms);
-    t.lateness_p99_ms = std::max(t.lateness_p99_ms, part.timing.lateness_p99_ms);
-    t.margin_ms = std::max(t.margin_ms, part.timing.margin_ms);
-    t.poll_below_ms = std::max(t.poll_below_ms, part.timing.poll_below_ms);
+    info.timing.mode = part.timing.mode;
+    info.timing.add(part.timing);
     // A part without arrivals (a shard past the end of a short schedule) has no arrival times.
-    if (!part_arrived) continue;
-    info.first_arrival =
-        any_arrival ? std::min(info.first_arrival, part.first_arrival) : part.first_arrival;
-    info.last_arrival =
-        any_arrival ? std::max(info.last_arrival, part.last_arrival) : part.last_arrival;
-    info.first_intended =
-        any_arrival ? std::min(info.first_intended, part.first_intended) : part.first_intended;
-    info.last_intended =
-        any_arrival ? std::max(info.last_intended, part.last_intended) : part.last_intended;
-    any_arrival = true;
+    if (part_arrived) {
+      info.include_arrivals(part.first_arrival, part.last_arrival, part.first_intended,
+                            part.last_intended);
+    }
   }
 
   merged.config = dumps.front().config;

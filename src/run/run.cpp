@@ -85,21 +85,23 @@ class SampleBoard final : public engine::SampleSink {
 
 double ms(Duration d) { return to_ms(d); }
 
-// The workers' loop figures as one: counts add; the lateness and margins are the largest.
+// The workers' loop figures as one (TimingFigures::add).
 stats::TimingFigures timing_of(const options::Config& config,
                                const std::vector<engine::WorkerResult>& results) {
   stats::TimingFigures t;
   t.mode = options::timing_name(config.timing);
   for (const engine::WorkerResult& result : results) {
     const engine::LoopFigures& f = result.loop;
-    t.sleeps += f.sleeps;
-    t.polls += f.polls;
-    t.timer_arms += f.timer_arms;
-    t.timer_wakeups += f.timer_wakeups;
-    t.lateness_p50_ms = std::max(t.lateness_p50_ms, ms(f.lateness_p50));
-    t.lateness_p99_ms = std::max(t.lateness_p99_ms, ms(f.lateness_p99));
-    t.margin_ms = std::max(t.margin_ms, ms(f.margin));
-    t.poll_below_ms = std::max(t.poll_below_ms, ms(f.poll_below));
+    stats::TimingFigures part;
+    part.sleeps = f.sleeps;
+    part.polls = f.polls;
+    part.timer_arms = f.timer_arms;
+    part.timer_wakeups = f.timer_wakeups;
+    part.lateness_p50_ms = ms(f.lateness_p50);
+    part.lateness_p99_ms = ms(f.lateness_p99);
+    part.margin_ms = ms(f.margin);
+    part.poll_below_ms = ms(f.poll_below);
+    t.add(part);
   }
   return t;
 }
@@ -258,21 +260,14 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   stats::Collector merged(gauge);
   stats::RunInfo info;
   info.end = start;
-  bool any_arrival = false;
   for (const engine::WorkerResult& result : results) {
     merged.merge(result.collector);
     info.end = std::max(info.end, result.end);
     outcome.buffer_refusals += result.buffer_refusals;
-    if (!result.any_arrival) continue;
-    info.first_arrival =
-        any_arrival ? std::min(info.first_arrival, result.first_arrival) : result.first_arrival;
-    info.last_arrival =
-        any_arrival ? std::max(info.last_arrival, result.last_arrival) : result.last_arrival;
-    info.first_intended =
-        any_arrival ? std::min(info.first_intended, result.first_intended) : result.first_intended;
-    info.last_intended =
-        any_arrival ? std::max(info.last_intended, result.last_intended) : result.last_intended;
-    any_arrival = true;
+    if (result.any_arrival) {
+      info.include_arrivals(result.first_arrival, result.last_arrival, result.first_intended,
+                            result.last_intended);
+    }
   }
   info.command_line = options::echo_command_line(config);
   info.start = start;

@@ -161,27 +161,13 @@ void Collector::merge(const Collector& other) {
   }
   // Samples meet by the time they cover, not by their index: a worker that started late or
   // stopped early has fewer, and its first one is still the others' first.
-  std::vector<IntervalSample> merged;
-  merged.reserve(samples_.size() + other.samples_.size());
-  auto mine = samples_.begin();
-  auto theirs = other.samples_.begin();
-  while (mine != samples_.end() || theirs != other.samples_.end()) {
-    if (theirs == other.samples_.end() ||
-        (mine != samples_.end() && mine->start < theirs->start)) {
-      merged.push_back(*mine++);
-    } else if (mine == samples_.end() || theirs->start < mine->start) {
-      merged.push_back(*theirs++);
-    } else {
-      IntervalSample sum = *mine++;
-      sum.end = std::max(sum.end, theirs->end);
-      sum.replies += theirs->replies;
-      sum.errors += theirs->errors;
-      sum.sessions += theirs->sessions;
-      ++theirs;
-      merged.push_back(sum);
-    }
-  }
-  samples_ = std::move(merged);
+  samples_ = merge_by_start(samples_, other.samples_,
+                            [](IntervalSample& sum, const IntervalSample& part) {
+                              sum.end = std::max(sum.end, part.end);
+                              sum.replies += part.replies;
+                              sum.errors += part.errors;
+                              sum.sessions += part.sessions;
+                            });
   series_.merge(other.series_);
 }
 

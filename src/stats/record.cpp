@@ -308,11 +308,14 @@ Record read_record(const json& value, TimePoint start, TimePoint samples_from) {
     info.timing.poll_below_ms = t.at("poll_below_ms").get<double>();
     return record;
   } catch (const json::exception& e) {
-    // nlohmann's messages name the key ("key 'lag' not found") or the type it found.
-    std::string what = e.what();
-    if (const std::size_t end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
-    throw std::runtime_error(what);
+    throw std::runtime_error(json_problem(e));
   }
+}
+
+std::string json_problem(const json::exception& error) {
+  std::string what = error.what();
+  if (const std::size_t end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
+  return what;
 }
 
 }  // namespace rateperf::stats

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/clock.hpp"
 #include "stats/collector.hpp"
@@ -25,5 +26,9 @@ nlohmann::json write_record(const Collector& collector, const RunInfo& info);
 // from their own starts). Throws std::runtime_error naming the first field that is missing, of
 // the wrong type or out of range.
 Record read_record(const nlohmann::json& value, TimePoint start, TimePoint samples_from);
+
+// What a nlohmann::json exception says, without its "[json.exception.type.N] " prefix: the key
+// that is missing ("key 'lag' not found") or the type found in its place.
+std::string json_problem(const nlohmann::json::exception& error);
 
 }  // namespace rateperf::stats

@@ -145,21 +145,8 @@ void SeriesRecorder::merge(const SeriesRecorder& other) {
     points_ = halved(points_);
     interval_ *= 2;
   }
-  std::vector<SeriesPoint> merged;
-  merged.reserve(std::max(points_.size(), theirs.size()));
-  auto a = points_.begin();
-  auto b = theirs.begin();
-  while (a != points_.end() || b != theirs.end()) {
-    if (b == theirs.end() || (a != points_.end() && a->start < b->start)) {
-      merged.push_back(std::move(*a++));
-    } else if (a == points_.end() || b->start < a->start) {
-      merged.push_back(std::move(*b++));
-    } else {
-      merged.push_back(std::move(*a++));
-      merged.back().merge(*b++);
-    }
-  }
-  points_ = std::move(merged);
+  points_ = merge_by_start(points_, theirs,
+                           [](SeriesPoint& sum, const SeriesPoint& part) { sum.merge(part); });
 }
 
 void SeriesRecorder::restore(Duration interval, std::vector<SeriesPoint> points) {

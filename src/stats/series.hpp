@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,30 @@ struct SparseBuckets {
   // the maximum; 0 when empty.
   std::uint64_t percentile(double percent) const;
 };
+
+// Merges two lists of intervals, each in order of its `start`: an interval of one list with
+// the same start as one of the other becomes one (`add(mine, theirs)` adds theirs into mine);
+// the others are kept, in time order. The reply-rate samples and the time series of the parts
+// of a run meet this way: by the time they cover, not by their index.
+template <typename Interval, typename Add>
+std::vector<Interval> merge_by_start(const std::vector<Interval>& mine,
+                                     const std::vector<Interval>& theirs, Add add) {
+  std::vector<Interval> merged;
+  merged.reserve(std::max(mine.size(), theirs.size()));
+  auto a = mine.begin();
+  auto b = theirs.begin();
+  while (a != mine.end() || b != theirs.end()) {
+    if (b == theirs.end() || (a != mine.end() && a->start < b->start)) {
+      merged.push_back(*a++);
+    } else if (a == mine.end() || b->start < a->start) {
+      merged.push_back(*b++);
+    } else {
+      merged.push_back(*a++);
+      add(merged.back(), *b++);
+    }
+  }
+  return merged;
+}
 
 // One interval of the run's time series (--interval).
 struct SeriesPoint {

@@ -253,6 +253,26 @@ struct SummaryBuilder {
   }
 };
 
+void TimingFigures::add(const TimingFigures& other) {
+  sleeps += other.sleeps;
+  polls += other.polls;
+  timer_arms += other.timer_arms;
+  timer_wakeups += other.timer_wakeups;
+  lateness_p50_ms = std::max(lateness_p50_ms, other.lateness_p50_ms);
+  lateness_p99_ms = std::max(lateness_p99_ms, other.lateness_p99_ms);
+  margin_ms = std::max(margin_ms, other.margin_ms);
+  poll_below_ms = std::max(poll_below_ms, other.poll_below_ms);
+}
+
+void RunInfo::include_arrivals(TimePoint first, TimePoint last, TimePoint first_due,
+                               TimePoint last_due) {
+  first_arrival = any_arrival ? std::min(first_arrival, first) : first;
+  last_arrival = any_arrival ? std::max(last_arrival, last) : last;
+  first_intended = any_arrival ? std::min(first_intended, first_due) : first_due;
+  last_intended = any_arrival ? std::max(last_intended, last_due) : last_due;
+  any_arrival = true;
+}
+
 Summary summarize(const Collector& collector, const RunInfo& run) {
   return SummaryBuilder::build(collector, run);
 }

@@ -70,6 +70,10 @@ struct TimingFigures {
   double lateness_p99_ms = 0;
   double margin_ms = 0;      // sleeps were set to end this long before a deadline
   double poll_below_ms = 0;  // deadlines nearer than this were polled for
+
+  // Adds another loop's figures (a worker's, a shard's): counts add; the lateness and margins
+  // are the largest. The mode and the CPU stay.
+  void add(const TimingFigures& other);
 };
 
 // httperf's session figures (--wsess, --wsesslog).
@@ -234,6 +238,11 @@ struct RunInfo {
   bool verbose = false;        // the report shows ab's table of served-within times
   std::string start_time_utc;  // wall-clock time of the start, ISO 8601 UTC
   TimingFigures timing;         // the loops' waiting (cpu_percent is filled in by summarize)
+  bool any_arrival = false;     // the four arrival times above hold a part's arrivals
+
+  // Widens the arrival times to take in a part's (a worker's, a shard's), which had arrivals:
+  // the earliest first, the latest last.
+  void include_arrivals(TimePoint first, TimePoint last, TimePoint first_due, TimePoint last_due);
 };
 
 // Turns the merged counts of a run into the figures the reports print.
