@@ -13,10 +13,12 @@
 #include "report/exports.hpp"
 #include "report/live.hpp"
 #include "report/notes.hpp"
+#include "report/report_command.hpp"
 #include "report/text_report.hpp"
 #include "run/dump.hpp"
 #include "run/run.hpp"
 #include "run/verdict.hpp"
+#include "search/search.hpp"
 
 namespace {
 
@@ -45,12 +47,22 @@ int merge_main(const std::vector<std::string>& words) {
 int main(int argc, char** argv) {
   run::prepare_process();
   try {
-    if (argc > 1 && std::string_view(argv[1]) == "merge") {
-      try {
-        return merge_main(std::vector<std::string>(argv + 2, argv + argc));
-      } catch (const UsageError& e) {
-        std::fprintf(stderr, "rateperf: %s\nTry 'rateperf merge --help'.\n", e.what());
-        return kExitUsage;
+    // The subcommands: each a command line of its own, with its own --help.
+    if (argc > 1) {
+      const std::string_view name = argv[1];
+      const std::vector<std::string> words(argv + 2, argv + argc);
+      int (*command)(const std::vector<std::string>&) = nullptr;
+      if (name == "merge") command = merge_main;
+      if (name == "report") command = report::report_command;
+      if (name == "search") command = search::search_command;
+      if (command != nullptr) {
+        try {
+          return command(words);
+        } catch (const UsageError& e) {
+          std::fprintf(stderr, "rateperf: %s\nTry 'rateperf %s --help'.\n", e.what(),
+                       std::string(name).c_str());
+          return kExitUsage;
+        }
       }
     }
     const options::Parsed parsed = options::parse(argc, argv);

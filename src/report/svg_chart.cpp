@@ -1,0 +1,1 @@
+#include "report/svg_chart.hpp"
