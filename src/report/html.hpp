@@ -16,8 +16,9 @@ struct ReportInput {
                             // (docs/search.md); table: {"columns": [...], "rows": [[...], ...]}
 };
 
-// Reads FILE as one of the inputs above. Throws UsageError "PATH: not a rateperf result (...)"
-// when it is none of them, and RunError when it cannot be read.
+// Reads FILE as one of the inputs above (implemented in html_input.cpp), checking every figure
+// the charts need. Throws UsageError "PATH: not a rateperf result (WHY)" when it is none of
+// them, and UsageError "PATH: cannot read: REASON" when it cannot be read.
 ReportInput read_report_input(const std::string& path);
 
 // A search's JSON document (docs/search.md) as an input, without a file.
