@@ -26,5 +26,8 @@ inline constexpr int kExitUsage = 2;
 // The run completed but crossed a threshold the user set (--max-lag, --max-error-rate):
 // distinct from the others, so that a CI pipeline can gate on it.
 inline constexpr int kExitThresholdCrossed = 3;
+// SIGINT or SIGTERM stopped a subcommand that reports what it did (`rateperf search`): 128 + 2,
+// as a shell reports a command Ctrl-C ended.
+inline constexpr int kExitInterrupted = 130;
 
 }  // namespace rateperf

@@ -48,6 +48,30 @@ bool report_failure(const char* option, bool ok) {
 
 }  // namespace
 
+OutputFile::OutputFile(const char* option, const std::string& path, bool append) : option_(option) {
+  if (path == "-") {
+    stdout_ = true;
+  } else {
+    fd_ = open_for_writing(option, path, append ? O_APPEND : O_TRUNC);
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool OutputFile::is_empty() const {
+  if (fd_ < 0) return !written_;
+  struct stat file {};
+  return ::fstat(fd_, &file) == 0 && file.st_size == 0;
+}
+
+bool OutputFile::write(const std::string& text) {
+  if (!is_open()) return true;
+  written_ = true;
+  return report_failure(option_, write_all(stdout_ ? STDOUT_FILENO : fd_, text));
+}
+
 ExportFiles::ExportFiles(const options::Config& config) {
   if (config.json_path == "-") {
     json_stdout_ = true;
@@ -90,7 +114,8 @@ bool ExportFiles::write(const stats::Summary& summary, const options::Config& co
     ok = report_failure("--series", write_all(fd, series_csv(summary))) && ok;
   }
   if (csv_stdout_) {
-    ok = report_failure("--csv", write_all(STDOUT_FILENO, csv_header() + csv_row(summary, config))) &&
+    ok = report_failure("--csv",
+                        write_all(STDOUT_FILENO, csv_header() + csv_row(summary, config))) &&
          ok;
   } else if (csv_fd_ >= 0) {
     // The lock makes "is the file empty? then header and row" one step among processes.
@@ -98,8 +123,8 @@ bool ExportFiles::write(const stats::Summary& summary, const options::Config& co
     if (written) {
       struct stat file {};
       const bool empty = ::fstat(csv_fd_, &file) == 0 && file.st_size == 0;
-      written = write_all(csv_fd_, (empty ? csv_header() : std::string()) +
-                                       csv_row(summary, config));
+      written =
+          write_all(csv_fd_, (empty ? csv_header() : std::string()) + csv_row(summary, config));
       const int saved = errno;
       ::flock(csv_fd_, LOCK_UN);
       errno = saved;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include "options/config.hpp"
 #include "stats/summary.hpp"
 
@@ -12,6 +14,33 @@ namespace rateperf::report {
 // A CSV row is appended with one write() under an exclusive flock(), and the header is written
 // only into an empty file, so several rateperf processes appending to one file (a parallel
 // sweep) never interleave partial rows or repeat the header.
+// One output file of a subcommand (a search's JSON, CSV and report, `rateperf report`'s page),
+// opened before any work so that a path that cannot be written stops rateperf first. "-" is
+// stdout.
+class OutputFile {
+ public:
+  OutputFile() = default;
+  // Opens PATH, appended to or truncated; throws std::runtime_error "OPTION: cannot write
+  // 'PATH': REASON" when it cannot.
+  OutputFile(const char* option, const std::string& path, bool append);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  bool is_open() const { return fd_ >= 0 || stdout_; }
+  bool is_stdout() const { return stdout_; }
+  bool is_empty() const;  // nothing written to it yet (a file of size 0, or stdout untouched)
+
+  // Writes all of TEXT at the end; false after a one-line message on stderr naming the option.
+  bool write(const std::string& text);
+
+ private:
+  const char* option_ = "";
+  int fd_ = -1;
+  bool stdout_ = false;
+  bool written_ = false;
+};
+
 class ExportFiles {
  public:
   // Opens the destinations Config names; throws std::runtime_error naming the option, the path

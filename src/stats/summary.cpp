@@ -40,6 +40,7 @@ Percentiles percentiles(const Histogram& h) {
   p.p99_ms = ns_to_ms(static_cast<double>(h.percentile(99)));
   p.p999_ms = ns_to_ms(static_cast<double>(h.percentile(99.9)));
   p.max_ms = ns_to_ms(static_cast<double>(h.max()));
+  p.avg_ms = ns_to_ms(h.mean());
   return p;
 }
 

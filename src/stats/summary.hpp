@@ -28,6 +28,7 @@ struct Percentiles {
   double p99_ms = 0;
   double p999_ms = 0;  // p99.9
   double max_ms = 0;
+  double avg_ms = 0;  // the mean (exact, not from the buckets)
 };
 
 // One reply-rate sampling interval (httperf's 5-s samples).
