@@ -28,5 +28,8 @@ check "errors at 400/s" "$errors400 > 0"
 # A client that sleeps between arrivals spends about 1 % of a core at 100 conn/s (measured 0.8,
 # 1.3 under the sanitizers); one that polled its loop would spend a whole core, and one that
 # spent five times as much per connection would fail too.
+report=$(sed -n 's/^HTML report: //p' <<<"$table")
+sections=$(grep -o 'data-kind="run"' "$report" 2>/dev/null | wc -l)
+check "the HTML report of the two runs ($report: $sections run sections)" "$sections == 2"
 check "cheap client (CPU $cpu100 % at 100/s)" "$cpu100 < 5"
 exit "$fail"
