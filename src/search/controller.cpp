@@ -36,7 +36,7 @@ double round_rate(double rate) {
 
 std::string format_rate(double rate) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.4g", rate);
+  std::snprintf(text, sizeof text, "%.6g", rate);
   return text;
 }
 
@@ -106,7 +106,7 @@ Judgement judge_step(const Slo& slo, const stats::Summary& step, double divergen
 
   char text[200];
   if (step.issued_rate_per_s < 0.99 * step.offered_rate_per_s) {
-    std::snprintf(text, sizeof text, "the client issued %.4g/s of the %.4g/s offered",
+    std::snprintf(text, sizeof text, "the client issued %.6g/s of the %.6g/s offered",
                   step.issued_rate_per_s, step.offered_rate_per_s);
     judgement.reasons.emplace_back(text);
   }

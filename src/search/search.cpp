@@ -197,7 +197,7 @@ class Search {
         details += reason;
       }
     }
-    std::fprintf(lines_, "step %d: %.4g %s, run %d: %s: %s\n", index, rate, unit_.c_str(),
+    std::fprintf(lines_, "step %d: %.6g %s, run %d: %s: %s\n", index, rate, unit_.c_str(),
                  repetition, verdict_name(judgement.verdict), details.c_str());
     std::fflush(lines_);
   }
@@ -255,19 +255,19 @@ class Search {
     switch (controller_.outcome()) {
       case Outcome::below_start:
         std::fprintf(stderr,
-                     "rateperf search: the first step, at %.4g %s, already failed the SLO: the "
+                     "rateperf search: the first step, at %.6g %s, already failed the SLO: the "
                      "capacity is below the start rate (give a lower --start-rate)%s\n",
                      command_.settings.start_rate, unit_.c_str(),
                      first_step_.replies == 0 ? "; it got no reply at all: is the server up?" : "");
         break;
       case Outcome::client_limited:
         std::fprintf(stderr,
-                     "rateperf search: the client could not offer %.4g %s: the search stops "
+                     "rateperf search: the client could not offer %.6g %s: the search stops "
                      "there (more --threads, more local ports, or more client machines)\n",
                      controller_.limited_rate(), unit_.c_str());
         break;
       case Outcome::max_rate:
-        std::fprintf(stderr, "rateperf search: the server kept up with --max-rate %.4g %s\n",
+        std::fprintf(stderr, "rateperf search: the server kept up with --max-rate %.6g %s\n",
                      command_.settings.max_rate, unit_.c_str());
         break;
       case Outcome::interrupted:
