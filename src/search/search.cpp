@@ -29,70 +29,67 @@ using nlohmann::json;
 // A step's command line: TARGET and what the search sets. Parsed as the user's own would be,
 // so that a TARGET option the search sets too ("--rate: given more than once") is refused
 // before anything is sent.
+// TARGET's words and the options the search SETS, parsed as the user's own command line would
+// be, so that a TARGET option the search sets too ("--rate: given more than once") is refused by
+// name before anything is sent.
+options::Config parse_target(const Command& command, const std::vector<std::string>& set) {
+  std::vector<const char*> argv{"rateperf"};
+  for (const std::string& word : command.target) argv.push_back(word.c_str());
+  for (const std::string& word : set) argv.push_back(word.c_str());
+  try {
+    options::Parsed parsed = options::parse(static_cast<int>(argv.size()), argv.data());
+    if (parsed.action != options::Action::run) {
+      throw UsageError(
+          "TARGET asks for " +
+          std::string(parsed.action == options::Action::help ? "--help" : "--version") +
+          ": use 'rateperf search --help'");
+    }
+    return parsed.config;
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    if (what.ends_with("given more than once")) {
+      throw UsageError("TARGET: " + what.substr(0, what.find(':')) +
+                       " is set by the search (see 'rateperf search --help')");
+    }
+    throw UsageError("TARGET: " + what);
+  }
+}
+
+// A step's command line: TARGET and what the search sets.
 struct StepPlan {
   const Command& command;
-  bool request_mode = false;
   std::string timeout;  // the --timeout the search adds; empty: TARGET has one
 
   options::Config config(double rate) const {
-    std::vector<std::string> words{"rateperf"};
-    words.insert(words.end(), command.target.begin(), command.target.end());
+    std::vector<std::string> set;
     char value[64];
     std::snprintf(value, sizeof value, "%.6g", rate);
-    if (request_mode) {
-      words.push_back(std::string("--request-rate=") + value);
+    if (command.request_mode) {
+      set.push_back(std::string("--request-rate=") + value);
       std::snprintf(value, sizeof value, "%.6g", command.step_s);
-      words.push_back(std::string("--duration=") + value);
+      set.push_back(std::string("--duration=") + value);
     } else {
-      words.push_back(std::string("--rate=") + value);
+      set.push_back(std::string("--rate=") + value);
       std::snprintf(value, sizeof value, "%.0f", std::max(1.0, std::round(rate * command.step_s)));
-      words.push_back(std::string("--num-conns=") + value);
+      set.push_back(std::string("--num-conns=") + value);
     }
     std::snprintf(value, sizeof value, "%.6g", std::max(0.1, command.step_s / 10));
-    words.push_back(std::string("--interval=") + value);
-    if (!timeout.empty()) words.push_back("--timeout=" + timeout);
-    std::vector<const char*> argv;
-    for (const std::string& word : words) argv.push_back(word.c_str());
-    try {
-      options::Parsed parsed = options::parse(static_cast<int>(argv.size()), argv.data());
-      if (parsed.action != options::Action::run) {
-        throw UsageError(
-            "TARGET asks for " +
-            std::string(parsed.action == options::Action::help ? "--help" : "--version") +
-            ": use 'rateperf search --help'");
-      }
-      return parsed.config;
-    } catch (const UsageError& e) {
-      const std::string what = e.what();
-      if (what.ends_with("given more than once")) {
-        throw UsageError("TARGET: " + what.substr(0, what.find(':')) +
-                         " is set by the search (see 'rateperf search --help')");
-      }
-      throw UsageError("TARGET: " + what);
-    }
+    set.push_back(std::string("--interval=") + value);
+    if (!timeout.empty()) set.push_back("--timeout=" + timeout);
+    return parse_target(command, set);
   }
 };
 
-// TARGET alone, read once: which rate the steps set, and whether the search adds a timeout.
+// TARGET alone, read once: whether the search adds a timeout.
 StepPlan plan_steps(const Command& command) {
-  StepPlan plan{command, false, {}};
-  std::vector<std::string> words{"rateperf"};
-  words.insert(words.end(), command.target.begin(), command.target.end());
-  std::vector<const char*> argv;
-  for (const std::string& word : words) argv.push_back(word.c_str());
-  options::Parsed alone;
-  try {
-    alone = options::parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const UsageError& e) {
-    throw UsageError(std::string("TARGET: ") + e.what());
-  }
-  if (alone.config.sessions > 0) {
+  StepPlan plan{command, {}};
+  const options::Config alone = parse_target(command, {});
+  if (alone.sessions > 0) {
     throw UsageError(
         "TARGET: sessions (--wsess, --wsesslog) are not searched: search the connection rate, "
         "or the request rate with --request-mode");
   }
-  plan.request_mode = command.request_mode;
-  if (alone.config.timeout == Duration::zero()) {
+  if (alone.timeout == Duration::zero()) {
     // A step past capacity ends when its last connections time out: without a timeout of
     // TARGET's, the search gives one, long enough for any latency the SLO allows.
     const double seconds = std::max(2.0, 2 * largest_latency_bound_ms(command.slo) / 1000);
@@ -146,7 +143,7 @@ class Search {
       : command_(command),
         plan_(plan_steps(command)),
         controller_(command.settings),
-        unit_(plan_.request_mode ? "req/s" : "conn/s"),
+        unit_(command.request_mode ? "req/s" : "conn/s"),
         json_file_(open_output("--json", command.json_path, false)),
         csv_file_(open_output("--csv", command.csv_path, true)),
         html_file_(open_output("--report", command.report_path, false)) {
