@@ -27,6 +27,7 @@ stats::Summary step(double rate, double p99_ms, std::uint64_t errors = 0, double
   s.issued_rate_per_s = rate;
   s.issue_window_s = 5;
   s.calls = static_cast<std::uint64_t>(rate * 5);
+  s.arrivals = s.calls;
   s.errors_total = errors;
   s.replies = s.calls - errors;
   s.status_classes[1] = s.replies;
@@ -130,9 +131,22 @@ TEST_SUITE("search_unit") {
     const Judgement limited = judge_step(slo, behind, 0.02);
     CHECK(limited.verdict == Verdict::client_limited);
     CHECK(limited.reasons.at(0) == "the client issued 900/s of the 1000/s offered");
+    // The lag warning: a step that met the SLO passes (its latency counts the lag); one that
+    // failed on latency by no more than its lag is the client's; by more, the server's.
     stats::Summary lagging = step(1000, 5);
     lagging.client_limited = true;
-    CHECK(judge_step(slo, lagging, 0.02).verdict == Verdict::client_limited);
+    lagging.lag_p99_ms = 12;
+    CHECK(judge_step(slo, lagging, 0.02).verdict == Verdict::pass);
+    lagging = step(1000, 110);
+    lagging.client_limited = true;
+    lagging.lag_p99_ms = 12;
+    const Judgement late = judge_step(slo, lagging, 0.02);
+    CHECK(late.verdict == Verdict::client_limited);
+    CHECK(late.reasons.at(0).find("lag p99 12 ms") != std::string::npos);
+    lagging = step(1000, 1200);
+    lagging.client_limited = true;
+    lagging.lag_p99_ms = 12;
+    CHECK(judge_step(slo, lagging, 0.02).verdict == Verdict::fail);
     stats::Summary no_ports = step(1000, 5, 10);
     no_ports.errors[static_cast<std::size_t>(ErrorKind::addrunavail)] = 10;
     CHECK(judge_step(slo, no_ports, 0.02).verdict == Verdict::client_limited);

@@ -7,21 +7,41 @@ scripts/lib/results.sh wraps it.
   results.py true FILE EXPRESSION      exit status 0 when the expression holds, 1 otherwise
   results.py from-text TOOL TEXT JSON  writes JSON with the figures of httperf's or wrk's text
 
-FIELD is a JSON pointer (/reply_rate/avg_per_s) or one of the DERIVED figures below; SPEC is a
+FILE may be FILE#POINTER: the part of the document at POINTER (search.json#/steps/0/run, the
+first step's run). FIELD is a JSON pointer (/reply_rate/avg_per_s, /steps/0/rate_per_s) or one of the DERIVED figures below; SPEC is a
 Python format spec (.1f), which formats a double as the text report's printf does. A field the
 document lacks reads as "?" in get and calc, and makes true false.
 """
 import json
+import os
 import re
 import sys
 
 
 def pointer(doc, path):
     for key in path.strip("/").split("/"):
-        if not isinstance(doc, dict) or key not in doc:
+        if isinstance(doc, list) and key.isdigit() and int(key) < len(doc):
+            doc = doc[int(key)]
+        elif isinstance(doc, dict) and key in doc:
+            doc = doc[key]
+        else:
             return None
-        doc = doc[key]
     return doc
+
+
+def load(spec):
+    """The document of FILE, or of FILE#POINTER the part of it at POINTER (a search's step:
+    search.json#/steps/0/run); {} when there is none."""
+    path, inner = spec, ""
+    if "#" in spec and not os.path.exists(spec):
+        path, inner = spec.split("#", 1)
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    part = pointer(doc, inner) if inner else doc
+    return part if isinstance(part, dict) else {}
 
 
 def reply_rate(d):
@@ -150,11 +170,7 @@ def main(argv):
         with open(argv[3], errors="replace") as text, open(argv[4], "w") as out:
             json.dump(from_text(argv[2], text.read()), out, sort_keys=True)
         return 0
-    try:
-        with open(argv[2]) as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        doc = {}
+    doc = load(argv[2])
     if command == "get":
         print(fill(doc, argv[3], False))
     elif command == "calc":

@@ -7,7 +7,8 @@
 # shorter than 5 s), reply_rate_mark ("*" for the latter), ok_reply_rate (reply_rate counting
 # 2xx replies only) and cpu_s (user + system seconds). Written {FIELD} or {FIELD:SPEC} with a
 # Python format spec such as .1f, which gives what the text report's printf("%.1f") prints.
-# A field the document lacks reads as "?".
+# A field the document lacks reads as "?". In place of JSON, JSON#POINTER reads the part of the
+# document at POINTER as a run's: a search's step, e.g. search.json#/steps/0/run.
 # shellcheck shell=bash
 
 results_py=$(dirname "${BASH_SOURCE[0]}")/results.py

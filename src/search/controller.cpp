@@ -40,6 +40,20 @@ std::string format_rate(double rate) {
   return text;
 }
 
+// True when every failure of a judged step is a latency term that the step's lag p99, taken off
+// its figure, would have met: nothing but the client's lateness need have failed it.
+bool lag_explains(const Judgement& judgement, const stats::Summary& step) {
+  if (judgement.diverging) return false;
+  for (const Check& check : judgement.checks) {
+    if (check.passed) continue;
+    const SloTerm& term = *check.term;
+    const bool latency = term.metric == Metric::latency_percentile ||
+                         term.metric == Metric::latency_max || term.metric == Metric::latency_mean;
+    if (!latency || check.value - step.lag_p99_ms > term.bound) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 const char* verdict_name(Verdict verdict) {
@@ -110,11 +124,6 @@ Judgement judge_step(const Slo& slo, const stats::Summary& step, double divergen
                   step.issued_rate_per_s, step.offered_rate_per_s);
     judgement.reasons.emplace_back(text);
   }
-  if (step.client_limited) {
-    std::snprintf(text, sizeof text, "the client fell behind its schedule (lag p99 %.3g ms)",
-                  step.lag_p99_ms);
-    judgement.reasons.emplace_back(text);
-  }
   for (const ErrorKind kind :
        {ErrorKind::fd_unavail, ErrorKind::addrunavail, ErrorKind::ftab_full}) {
     if (const std::uint64_t n = count_of(step.errors, kind); n > 0) {
@@ -135,6 +144,17 @@ Judgement judge_step(const Slo& slo, const stats::Summary& step, double divergen
     judgement.reasons.emplace_back(text);
   }
   judgement.verdict = judgement.reasons.empty() ? Verdict::pass : Verdict::fail;
+  // A late client: the latency from the intended start counts its lag, so a step that passed
+  // passed with it; one that failed only on latency terms, each by no more than the lag, may
+  // have failed on the client's lateness rather than the server's.
+  if (judgement.verdict == Verdict::fail && step.client_limited && lag_explains(judgement, step)) {
+    std::snprintf(text, sizeof text,
+                  "the client fell behind its schedule (lag p99 %.3g ms), as late as the latency "
+                  "terms failed by",
+                  step.lag_p99_ms);
+    judgement.reasons.assign(1, text);
+    judgement.verdict = Verdict::client_limited;
+  }
   return judgement;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,11 @@ Growth in_flight_growth(const stats::Summary& step);
 // The least growth, in connections over the step, that counts as divergence: fewer is noise.
 inline constexpr double kLeastDivergence = 5;
 
-// Judges a step: client-limited first (issued rate under 99 % of offered, the lag warning, or
-// the client out of descriptors, ports or file-table slots), then the SLO and the divergence:
-// the open connections growing at `divergence_fraction` of the offered rate or faster.
+// Judges a step: client-limited first (issued rate under 99 % of offered, or the client out of
+// descriptors, ports or file-table slots), then the SLO and the divergence: the open
+// connections growing at `divergence_fraction` of the offered rate or faster. A step with the
+// lag warning that failed only on latency terms, each by no more than its lag p99, is
+// client-limited too: its lateness alone could have failed it.
 Judgement judge_step(const Slo& slo, const stats::Summary& step, double divergence_fraction);
 
 // How a search ended.
