@@ -15,6 +15,7 @@
 #include "report/notes.hpp"
 #include "report/report_command.hpp"
 #include "report/text_report.hpp"
+#include "report/tool_report.hpp"
 #include "run/dump.hpp"
 #include "run/run.hpp"
 #include "run/verdict.hpp"
@@ -36,7 +37,7 @@ int merge_main(const std::vector<std::string>& words) {
   merged.config.csv_path = command.csv_path;
   report::ExportFiles exports(merged.config);
   std::FILE* text_out = exports.uses_stdout() ? stderr : stdout;
-  std::fputs(report::format_text(merged.summary).c_str(), text_out);
+  std::fputs(report::format_report(merged.summary, merged.config).c_str(), text_out);
   std::fflush(text_out);
   for (const std::string& note : merged.notes) std::fprintf(stderr, "%s\n", note.c_str());
   return exports.write(merged.summary, merged.config) ? kExitOk : kExitCannotRun;
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
     listeners.call_lines = text_out;
     const run::Outcome outcome = run::execute(config, listeners);
 
-    std::fputs(report::format_text(outcome.summary).c_str(), text_out);
+    std::fputs(report::format_report(outcome.summary, config).c_str(), text_out);
     std::fflush(text_out);
     report::print_notes(outcome, stderr);
     if (config.verbose > 0) std::fputs(report::format_series(outcome.summary).c_str(), stderr);

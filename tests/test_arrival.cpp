@@ -344,4 +344,64 @@ TEST_SUITE("arrival") {
     CHECK_FALSE(loop.finished(kStart + 9ms));  // done: no slot to free
     CHECK_FALSE(loop.next_due().has_value());
   }
+
+  TEST_CASE("a closed loop's think time delays a slot's next arrival; its end retires slots") {
+    rateperf::schedule::ClosedLoop loop(2, UINT64_MAX, kStart, 100ms, kStart + 1s);
+    CHECK(loop.take() == kStart);
+    CHECK(loop.take() == kStart);
+    CHECK(loop.finished(kStart + 50ms));
+    CHECK(loop.next_due() == kStart + 150ms);  // 100 ms of think after it ended
+    CHECK(loop.take() == kStart + 150ms);
+    // Ending 950 ms in, a slot would start at the end: it retires; the other one still runs.
+    CHECK_FALSE(loop.finished(kStart + 900ms));
+    CHECK_FALSE(loop.done());
+    CHECK(loop.finished(kStart + 850ms));
+    CHECK(loop.take() == kStart + 950ms);
+    CHECK_FALSE(loop.finished(kStart + 960ms));
+    CHECK(loop.done());
+    CHECK(loop.issued() == 4);
+  }
+
+  TEST_CASE("--concurrency splits its slots over the shares, and the total in proportion") {
+    rateperf::options::Config config;
+    config.concurrency = 5;
+    config.num_conns = 51;
+    // Two shares (--threads 2): 3 and 2 slots, 30 and 21 connections (51 x 3/5, rounded down,
+    // and the rest).
+    std::uint64_t total = 0;
+    for (std::uint64_t share = 0; share < 2; ++share) {
+      auto source = rateperf::schedule::make_work_source(config, kStart, share, 2);
+      CHECK(source->burst_limit() == (share == 0 ? 3 : 2));
+      std::uint64_t taken = 0;
+      while (source->next_due()) {
+        source->take();
+        ++taken;
+      }
+      CHECK(taken == (share == 0 ? 3 : 2));  // every slot busy at the start
+      while (!source->done()) {
+        REQUIRE(source->finished(kStart + 1ms));
+        source->take();
+        ++taken;
+      }
+      CHECK(taken == (share == 0 ? 30 : 21));
+      total += taken;
+    }
+    CHECK(total == 51);
+    // More shares than slots (--concurrency 2 over 3 shards): the third has no slot and nothing
+    // to issue.
+    config.concurrency = 2;
+    config.num_conns = 10;
+    CHECK(rateperf::schedule::make_work_source(config, kStart, 2, 3)->done());
+    CHECK(rateperf::schedule::make_work_source(config, kStart, 0, 3)->burst_limit() == 1);
+    // Requests (--requests) are the total in request mode.
+    config.request_mode = true;
+    config.requests = 4;
+    auto requests = rateperf::schedule::make_work_source(config, kStart, 0, 1);
+    for (int i = 0; i < 2; ++i) requests->take();
+    for (int i = 0; i < 2; ++i) {
+      REQUIRE(requests->finished(kStart + 1ms));
+      requests->take();
+    }
+    CHECK(requests->done());
+  }
 }

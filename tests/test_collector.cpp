@@ -72,7 +72,8 @@ std::vector<Event> made_up_run(std::size_t n) {
                         stats::ReplyRecord record;
                         record.status = 200 + 100 * static_cast<int>(i % 4);
                         record.header_bytes = 100 + i % 13;
-                        record.body_bytes = 1000 + i;
+                        // Five body lengths: the counts by length merge exactly up to eight.
+                        record.body_bytes = 1000 + i % 5;
                         record.response = first_byte - connected;
                         record.transfer = done - first_byte;
                         record.latency_intended = done - intended;

@@ -55,11 +55,12 @@ constexpr const char* kCsvHeader =
     "errors_total,client_timo,socket_timo,connrefused,connreset,fd_unavail,addrunavail,"
     "ftab_full,other,parse_errors,"
     "status_1xx,status_2xx,status_3xx,status_4xx,status_5xx,"
-    "interrupted,unanswered,calls,num_calls,burst_length,request_mode,request_wait_p50_ms,request_wait_p99_ms,"
+    "interrupted,unanswered,calls,num_calls,burst_length,request_mode,request_wait_p50_ms,request_"
+    "wait_p99_ms,"
     "sessions_completed,sessions_failed,session_rate_avg,connections_per_session,"
     "session_lifetime_avg_s,session_failtime_avg_s,"
     "tls_handshakes_full,tls_handshakes_resumed,tls_handshake_p50_ms,tls_handshake_p99_ms,"
-    "tls_errors\n";
+    "tls_errors,concurrency,think_s,total_avg_ms\n";
 
 // The text of a file of the source tree (meson names the tree in RATEPERF_SOURCE_DIR).
 std::optional<std::string> source_file(const std::string& relative) {

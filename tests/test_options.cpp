@@ -284,8 +284,47 @@ TEST_SUITE("options") {
           "--period: not with --request-rate (give one of them)");
     CHECK(usage_error({"--request-rate", "10", "--requests", "9", "--duration", "1"}) ==
           "--duration: not with --requests (give one of them)");
-    CHECK(usage_error({"--requests", "9"}) == "--requests: needs --request-rate (a request mode option)");
-    CHECK(usage_error({"--duration", "1"}) == "--duration: needs --request-rate (a request mode option)");
+    CHECK(usage_error({"--requests", "9"}) == "--requests: needs --request-rate or --concurrency");
+    CHECK(usage_error({"--duration", "1"}) == "--duration: needs --request-rate or --concurrency");
+    // The closed loop: no rate, a length, at least as many arrivals as slots.
+    CHECK(usage_error({"--concurrency", "0", "--num-conns", "5"}) ==
+          "--concurrency: must be within 1..1000000 (got 0)");
+    CHECK(usage_error({"--concurrency", "5", "--rate", "10", "--num-conns", "50"}) ==
+          "--rate: not with --concurrency (a closed loop has no rate: each slot starts its next "
+          "arrival when its last one ended)");
+    CHECK(usage_error({"--concurrency", "5", "--period", "e0.1", "--num-conns", "50"})
+              .starts_with("--period: not with --concurrency"));
+    CHECK(usage_error({"--concurrency", "5", "--request-rate", "10", "--requests", "50"})
+              .starts_with("--request-rate: not with --concurrency"));
+    CHECK(usage_error({"--concurrency", "10", "--requests", "5"}) ==
+          "--requests: 5 is fewer than --concurrency 10 (a slot would never start)");
+    CHECK(usage_error({"--concurrency", "10", "--num-conns", "5"}) ==
+          "--num-conns: 5 is fewer than --concurrency 10 (a slot would never start)");
+    CHECK(usage_error({"--concurrency", "5"}) ==
+          "--concurrency: needs --num-conns N, --requests N or --duration S (the closed loop's "
+          "length)");
+    CHECK(usage_error({"--concurrency", "5", "--num-conns", "9", "--duration", "1"}) ==
+          "--duration: not with --num-conns (give one of them)");
+    CHECK(usage_error({"--concurrency", "5", "--requests", "9", "--num-conns", "9"})
+              .starts_with("--num-conns: not with --requests"));
+    CHECK(usage_error({"--concurrency", "2", "--wsess", "1,1,0", "--num-conns", "9"})
+              .starts_with("--wsess: not with --concurrency"));
+    CHECK(usage_error({"--think", "1"}) ==
+          "--think: needs --concurrency (a closed loop's pause between a slot's arrivals)");
+    CHECK(usage_error({"--format", "xml"}) ==
+          "--format: expected httperf, ab or siege (got 'xml')");
+    const Config closed = config_of({"--concurrency", "8", "--requests", "100", "--think", "0.5"});
+    CHECK(closed.closed_loop());
+    CHECK(closed.request_mode);
+    CHECK(closed.connections == 8);  // one persistent connection a slot
+    CHECK(closed.think == std::chrono::milliseconds(500));
+    const Config by_time =
+        config_of({"--concurrency", "8", "--duration", "2", "--format", "siege"});
+    CHECK_FALSE(by_time.request_mode);
+    CHECK(by_time.duration == std::chrono::seconds(2));
+    CHECK(by_time.format == rateperf::options::ReportFormat::siege);
+    CHECK(config_of({"--concurrency", "3", "--connections", "2", "--duration", "1"}).connections ==
+          2);
     // What each mode keeps.
     const Config calls = config_of({"--num-calls", "10", "--burst-length", "4", "--max-piped-calls", "3"});
     CHECK_FALSE(calls.request_mode);

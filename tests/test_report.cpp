@@ -6,7 +6,10 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/version.hpp"
+#include "options/config.hpp"
 #include "report/text_report.hpp"
+#include "report/tool_report.hpp"
 #include "stats/summary.hpp"
 
 using rateperf::ErrorKind;
@@ -324,5 +327,106 @@ Percentage of the requests served within a certain time (ms)
   99%     18
  100%   5013 (longest request)
 )");
+  }
+}
+
+TEST_SUITE("report") {
+  // A closed loop's summary with round figures: ab's and siege's reports of it, line by line.
+  Summary closed_loop_summary() {
+    Summary s;
+    s.concurrency = 10;
+    s.duration_s = 2.5;
+    s.replies = 998;
+    s.arrivals = 1000;
+    s.connections = 1000;
+    s.calls = 1000;
+    set_error(s, ErrorKind::connrefused, 1);
+    set_error(s, ErrorKind::connreset, 1);
+    s.errors_total = 2;
+    s.status_classes = {0, 990, 0, 3, 5};
+    s.document_bytes = 612;
+    s.length_mismatches = 2;
+    s.reply_bytes = 998 * 850;
+    s.reply_body_bytes = 998 * 612;
+    s.ab_connect = {998, 0.1, 0.4, 2.0, 0.3, 0.24};
+    s.ab_processing = {998, 3.0, 24.6, 80.4, 22.4, 8.06};
+    s.ab_waiting = {998, 2.9, 24.4, 80.2, 22.4, 8.04};
+    s.ab_total = {998, 3.2, 25.2, 81.0, 22.8, 8.1};
+    s.ab_within_ms = {22.8, 26, 29, 31, 36, 41, 52, 60, 81};
+    return s;
+  }
+
+  TEST_CASE("--format ab: ab's labels, spacing and figures") {
+    rateperf::options::Config config;
+    config.server = "127.0.0.1";
+    config.port = 8080;
+    config.uri = "/index.html";
+    const std::string text = rateperf::report::format_ab(closed_loop_summary(), config);
+    CHECK(text == R"(This is rateperf )" + std::string(rateperf::kVersion) +
+                      R"(, in ApacheBench's report format (--format ab)
+
+Server Hostname:        127.0.0.1
+Server Port:            8080
+
+Document Path:          /index.html
+Document Length:        612 bytes
+
+Concurrency Level:      10
+Time taken for tests:   2.500 seconds
+Complete requests:      999
+Failed requests:        4
+   (Connect: 1, Receive: 1, Length: 2, Exceptions: 0)
+Non-2xx responses:      8
+Total transferred:      848300 bytes
+HTML transferred:       610776 bytes
+Requests per second:    399.60 [#/sec] (mean)
+Time per request:       25.025 [ms] (mean)
+Time per request:       2.503 [ms] (mean, across all concurrent requests)
+Transfer rate:          331.37 [Kbytes/sec] received
+
+Connection Times (ms)
+              min  mean[+/-sd] median   max
+Connect:        0    0   0.2      0       2
+Processing:     3   25   8.1     22      80
+Waiting:        3   24   8.0     22      80
+Total:          3   25   8.1     23      81
+
+Percentage of the requests served within a certain time (ms)
+  50%     23
+  66%     26
+  75%     29
+  80%     31
+  90%     36
+  95%     41
+  98%     52
+  99%     60
+ 100%     81 (longest request)
+)");
+  }
+
+  TEST_CASE("--format siege: siege's labels, tabs, widths and figures") {
+    const std::string text = rateperf::report::format_siege(closed_loop_summary());
+    CHECK(text ==
+          "Transactions:\t\t         998 hits\n"
+          "Availability:\t\t       99.80 %\n"
+          "Elapsed time:\t\t        2.50 secs\n"
+          "Data transferred:\t        0.58 MB\n"
+          "Response time:\t\t        0.03 secs\n"
+          "Transaction rate:\t      399.20 trans/sec\n"
+          "Throughput:\t\t        0.23 MB/sec\n"
+          "Concurrency:\t\t       10.06\n"
+          "Successful transactions:         990\n"
+          "Failed transactions:\t          10\n"
+          "Longest transaction:\t        0.08\n"
+          "Shortest transaction:\t        0.00\n");
+  }
+
+  TEST_CASE("a closed loop's httperf report says so in place of a rate") {
+    Summary s = closed_loop_summary();
+    s.think_s = 0.5;
+    const std::string text = format_text(s);
+    CHECK(text.find("Offered rate: closed loop of 10 slots (each starts its next connection "
+                    "0.5 s after its last one ended: the rate is whatever the server allowed, "
+                    "and lag does not apply)") != std::string::npos);
   }
 }

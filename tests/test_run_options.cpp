@@ -3,21 +3,22 @@
 // is test_run_period.cpp's; the option parsing itself is the "options" and "cli" suites' business.
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <cstdio>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <utility>
 #include <vector>
 
+#include "fault_server.hpp"
 #include "process.hpp"
 #include "report_text.hpp"
 #include "run_on_loopback.hpp"
@@ -29,6 +30,8 @@ namespace {
 using namespace std::chrono_literals;
 using rateperf::test::closed_port;
 using rateperf::test::Family;
+using rateperf::test::FaultMode;
+using rateperf::test::FaultServer;
 using rateperf::test::ProcessResult;
 using rateperf::test::rateperf_binary;
 using rateperf::test::report_figure;
@@ -153,6 +156,61 @@ TEST_SUITE("run_options") {
     CHECK(report_figure(run.out, "Total:", "replies") == 5);
     CHECK(count_of(run.err, "--send-buffer") == 1);
     CHECK(run.err.find("net.core.wmem_max") != std::string::npos);
+  }
+
+  TEST_CASE("--concurrency: C connections at a time, a slot's next one when its last ended") {
+    // Each reply takes 50 ms: 20 connections over 4 slots make 5 rounds.
+    TestServer server(ServerMode::reply, {200}, "hello\n", 50);
+    const ProcessResult run =
+        run_rateperf(server.port(), {"--concurrency", "4", "--num-conns", "20"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(server.accepted() == 20);
+    CHECK(report_figure(run.out, "Total:", "replies") == 20);
+    CHECK(run.out.find("Offered rate: closed loop of 4 slots") != std::string::npos);
+    // The fifth connection waits for the first's reply: never more than 4 open at once.
+    const auto accepted = server.accept_times();
+    REQUIRE(accepted.size() == 20);
+    for (std::size_t i = 4; i < accepted.size(); ++i) {
+      CHECK(accepted[i] - accepted[i - 4] >= 45ms);
+    }
+    CHECK(report_figure(run.out, "Connection rate:", "<=") <= 4);
+    // No schedule to fall behind: no lag warning, whatever the wake-ups.
+    CHECK(run.err.find("fell behind") == std::string::npos);
+  }
+
+  TEST_CASE("--concurrency with --requests: C persistent connections, ab -k's figures") {
+    FaultServer server(FaultMode::keep_alive);
+    const ProcessResult run =
+        run_rateperf(server.port(), {"--concurrency", "3", "--requests", "12", "--format", "ab"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(server.accepted() == 3);
+    CHECK(server.requests() == 12);
+    CHECK(report_figure(run.out, "Concurrency Level:", "Concurrency Level:") == 3);
+    CHECK(report_figure(run.out, "Complete requests:", "Complete requests:") == 12);
+    CHECK(report_figure(run.out, "Failed requests:", "Failed requests:") == 0);
+    CHECK(report_figure(run.out, "Keep-Alive requests:", "Keep-Alive requests:") == 12);
+    const double document = report_figure(run.out, "Document Length:", "Document Length:");
+    CHECK(document > 0);
+    CHECK(report_figure(run.out, "HTML transferred:", "HTML transferred:") == 12 * document);
+    // ab's rows; on open connections nothing waits to connect.
+    CHECK(report_figure(run.out, "Connect:", "Connect:") == 0);
+    CHECK(run.out.find("Percentage of the requests served within a certain time (ms)") !=
+          std::string::npos);
+  }
+
+  TEST_CASE("--concurrency with --duration and --think: slots pause, and stop at the end") {
+    TestServer server(ServerMode::reply);
+    const ProcessResult run =
+        run_rateperf(server.port(), {"--concurrency", "2", "--duration", "0.5", "--think", "0.1"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    // Each slot starts at 0, 0.1, ... 0.4 s (a reply takes far less than its think time): 10.
+    const double connections = report_figure(run.out, "Total:", "connections");
+    CHECK(connections >= 6);
+    CHECK(connections <= 10);
+    CHECK(report_figure(run.out, "Total:", "test-duration") < 0.5);
   }
 
   TEST_CASE("--http-version 1.0 and --method: the request line the server reads") {

@@ -79,6 +79,7 @@ void Connection::open(TimePoint now, const Request* first) {
 
 bool Connection::connect(TimePoint now) {
   connect_start_ = now;
+  connect_time_ = Duration::zero();
   replies_ = 0;
   unsent_ = 0;
   failed_ = false;
@@ -378,6 +379,8 @@ bool Connection::reply_done(TimePoint now) {
   record.transfer = now - call.first_byte;
   record.latency_intended = now - call.intended;
   record.latency_actual = now - call.actual;
+  // A call that waited for this connection to open spent its connect time in it.
+  if (call.actual <= connect_start_) record.connect = connect_time_;
   context_.collector.reply(record);
   if (context_.printer != nullptr && context_.printer->replies()) {
     context_.printer->reply(call.number, reply_bytes_, record.header_bytes, record.body_bytes,
@@ -413,7 +416,8 @@ bool Connection::reply_done(TimePoint now) {
 }
 
 void Connection::note_connected(const net::IoResult& result, TimePoint now) {
-  context_.collector.connected(now - connect_start_);
+  connect_time_ = now - connect_start_;
+  context_.collector.connected(connect_time_);
   if (tls_) {
     context_.collector.tls_handshake(result.handshake, result.resumed, tls_->protocol(),
                                      tls_->cipher());

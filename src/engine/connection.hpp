@@ -124,6 +124,7 @@ class Connection {
   bool event_added_ = false;
   bool write_registered_ = false;
   TimePoint connect_start_{};
+  Duration connect_time_{};          // connect_start_ -> connected; 0 until then
   std::uint64_t calls_started_ = 0;  // calls of this connection queued so far
   std::uint64_t burst_left_ = 0;     // calls of the current burst not yet queued
   Request burst_{};                  // the current burst's intended and actual start

@@ -90,7 +90,10 @@ Worker::Worker(const WorkerSetup& setup)
     const std::uint64_t size = std::max<std::uint64_t>(
         1, config_.connections / shares_ + (share_ < config_.connections % shares_ ? 1 : 0));
     requests_ = std::make_unique<RequestPool>(context_, static_cast<std::size_t>(size),
-                                              [this](TimePoint now) { maybe_finish(now); });
+                                              [this](TimePoint now) {
+                                                requests_ended(now);
+                                                maybe_finish(now);
+                                              });
   }
   if (setup.workload.sessions) {
     sessions_ = std::make_unique<SessionStore>(context_, connections_,
@@ -328,6 +331,7 @@ void Worker::connection_idle(Connection& connection, TimePoint now) {
     return;
   }
   requests_->idle(connection, now);
+  requests_ended(now);
   // The schedule's last reply may have come.
   if (source_->done()) maybe_finish(now);
 }
@@ -352,6 +356,13 @@ void Worker::arrival_ended(TimePoint now) {
   }
 }
 
+void Worker::requests_ended(TimePoint now) {
+  if (!config_.closed_loop()) return;
+  const stats::Collector& c = result_.collector;
+  const std::uint64_t ended = c.replies() + c.errors_total();
+  for (; requests_ended_ < ended; ++requests_ended_) arrival_ended(now);
+}
+
 void Worker::connection_ended(Connection& connection, TimePoint now) {
   result_.end = std::max(result_.end, now);
   if (Session* session = connection.session) {
@@ -363,6 +374,7 @@ void Worker::connection_ended(Connection& connection, TimePoint now) {
   }
   if (requests_) {
     requests_->ended(connection, now);
+    requests_ended(now);
     maybe_finish(now);
     return;
   }

@@ -107,6 +107,9 @@ class Worker final : private ConnectionOwner, private SessionOwner {
   void maybe_finish(TimePoint now);
   // The work of an arrival (a connection, a session) ended: tells the work source.
   void arrival_ended(TimePoint now);
+  // Request mode: the requests that ended since the last call (a reply or an error each) tell
+  // the work source, one arrival each (a closed loop's slots are free again).
+  void requests_ended(TimePoint now);
   void publish(TimePoint now);
   void connection_ended(Connection& connection, TimePoint now) override;
   void connection_idle(Connection& connection, TimePoint now) override;
@@ -142,6 +145,7 @@ class Worker final : private ConnectionOwner, private SessionOwner {
   ConnectionStore connections_;  // grows to the peak number of connections open at once
   std::unique_ptr<RequestPool> requests_;  // request mode: the persistent connections
   bool closing_idle_ = false;              // request mode: the run's end closes the pool
+  std::uint64_t requests_ended_ = 0;       // request mode: those requests_ended() has told
   std::unique_ptr<SessionStore> sessions_;  // sessions (--wsess, --wsesslog): theirs
   std::uint64_t active_sessions_ = 0;
   std::uint64_t sessions_started_ = 0;      // by this worker

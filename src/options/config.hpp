@@ -66,6 +66,10 @@ enum class Timing {
   spin,       // never sleeps
 };
 
+// The shape of the text report (--format): httperf's (and rateperf's own lines), ab's or
+// siege's, each with the other tool's labels verbatim.
+enum class ReportFormat { httperf, ab, siege };
+
 // The whole configuration of a run: built and validated once by options::parse(), then passed
 // around as `const Config&`. Every option is one entry of the table in table.cpp, which says
 // how it parses into these fields, how it is echoed and how it goes into the JSON document.
@@ -91,6 +95,14 @@ struct Config {
   std::uint64_t connections = 10;
   std::uint64_t requests = 0;  // 0: bounded by `duration`
   Duration duration{};
+
+  // The closed loop (--concurrency C): C slots, each starting its next arrival (a connection;
+  // with --requests or --connections, a request over the persistent connections) when its last
+  // one ended, `think` later; the length is num_conns, requests or duration. 0: the open loop
+  // of --rate or --period (whose --rate 0 is a closed loop of one slot).
+  std::uint64_t concurrency = 0;
+  Duration think{};
+  bool closed_loop() const { return concurrency > 0; }
 
   Duration timeout{};        // inactivity watchdog (client-timo); zero: none
   Duration think_timeout{};  // added to the wait for the first reply byte
@@ -183,6 +195,7 @@ struct Config {
   std::string json_path;  // --json: where to write the JSON document ("-": stdout); empty: none
   std::string csv_path;   // --csv: the CSV file to append a row to ("-": stdout); empty: none
   bool quiet = false;     // --quiet: no live progress line on stderr
+  ReportFormat format = ReportFormat::httperf;  // --format: the text report's shape
   PrintParts print_request;  // --print-request: each request's lines on stdout (SH, SB, SS)
   PrintParts print_reply;    // --print-reply: each reply's lines on stdout (RH, RB, RS)
 

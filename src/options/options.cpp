@@ -25,14 +25,54 @@ struct Given {
   std::string value;
 };
 
+// The closed loop (--concurrency C): C slots, each starting its next arrival when its last one
+// ended (--think later). Its arrivals are connections (--num-conns), or with --requests or
+// --connections requests over persistent connections (ab -k); --duration instead of a count.
+// It has no rate: the server's pace sets it.
+void check_closed_loop(Config& config, const std::set<std::string_view>& seen) {
+  const auto given = [&](std::string_view name) { return seen.count(name) != 0; };
+  if (!config.closed_loop()) {
+    if (given("think")) fail("--think", "needs --concurrency (a closed loop's pause between a slot's arrivals)");
+    return;
+  }
+  for (const std::string_view name : {"rate", "period", "request-rate"}) {
+    if (given(name)) {
+      fail("--" + std::string(name), "not with --concurrency (a closed loop has no rate: each slot starts its next arrival when its last one ended)");
+    }
+  }
+  for (const std::string_view name : {"wsess", "wsesslog"}) {
+    if (given(name)) fail("--" + std::string(name), "not with --concurrency (sessions start at --rate or --period)");
+  }
+  config.request_mode = given("requests") || given("connections");
+  if (config.request_mode) {
+    const std::string mode = given("requests") ? "--requests" : "--connections";
+    if (given("num-conns")) fail("--num-conns", "not with " + mode + " (its requests go over persistent connections; give --requests)");
+    if (given("num-calls")) fail("--num-calls", "not with " + mode + " (its connections stay open for every request)");
+    if (!given("connections")) config.connections = config.concurrency;
+  }
+  if (!given("num-conns") && !given("requests") && !given("duration")) {
+    fail("--concurrency", "needs --num-conns N, --requests N or --duration S (the closed loop's length)");
+  }
+  if (given("duration") && (given("num-conns") || given("requests"))) {
+    fail("--duration", std::string("not with ") + (given("requests") ? "--requests" : "--num-conns") + " (give one of them)");
+  }
+  if (given("duration")) return;
+  const std::uint64_t total = config.request_mode ? config.requests : config.num_conns;
+  if (total < config.concurrency) {
+    fail(config.request_mode ? "--requests" : "--num-conns",
+         std::to_string(total) + " is fewer than --concurrency " + std::to_string(config.concurrency) + " (a slot would never start)");
+  }
+}
+
 // The options of the two workloads do not mix: connections at a rate, each with its calls
 // (--rate or --period, --num-conns, --num-calls), or requests at a rate over a pool of
 // connections (--request-rate or --period, --connections, --requests or --duration).
 void check_request_mode(const Config& config, const std::set<std::string_view>& seen) {
   const auto given = [&](std::string_view name) { return seen.count(name) != 0; };
+  if (config.closed_loop()) return;  // check_closed_loop
   if (!config.request_mode) {
     for (const std::string_view name : {"requests", "duration"}) {
-      if (given(name)) fail("--" + std::string(name), "needs --request-rate (a request mode option)");
+      if (given(name)) fail("--" + std::string(name), "needs --request-rate or --concurrency");
     }
     return;
   }
@@ -171,12 +211,13 @@ Parsed parse(int argc, const char* const* argv, bool recorded) {
     }
   }
 
+  check_closed_loop(config, seen);
   check_request_mode(config, seen);
   check_tls(config, seen);
   // TLS's port, unless one is named.
   if (config.tls && !port_named) config.port = 443;
   check_sessions(config, seen);
-  if (config.shard_count > 1 && config.period.sequential()) {
+  if (config.shard_count > 1 && config.period.sequential() && !config.closed_loop()) {
     fail("--shard", "needs --rate or --period above 0 (--rate 0 runs one connection after another, in one process)");
   }
   // Each call's URI comes from one place.

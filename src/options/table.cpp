@@ -217,6 +217,7 @@ constexpr std::array<std::string_view, 2> kServerAddresses = {"first", "all"};
 constexpr std::array<std::string_view, 5> kSslProtocols = {"auto", "TLSv1.0", "TLSv1.1", "TLSv1.2",
                                                           "TLSv1.3"};
 constexpr std::array<std::string_view, 4> kTimings = {"auto", "sleep", "hybrid", "spin"};
+constexpr std::array<std::string_view, 3> kFormats = {"httperf", "ab", "siege"};
 
 void apply_timing(Config& c, std::string_view v) {
   for (const Timing timing : {Timing::automatic, Timing::sleep, Timing::hybrid, Timing::spin}) {
@@ -226,6 +227,16 @@ void apply_timing(Config& c, std::string_view v) {
     }
   }
   fail("--timing", "expected auto, sleep, hybrid or spin (got " + quoted(v) + ")");
+}
+
+void apply_format(Config& c, std::string_view v) {
+  for (const ReportFormat format : {ReportFormat::httperf, ReportFormat::ab, ReportFormat::siege}) {
+    if (v == kFormats[static_cast<std::size_t>(format)]) {
+      c.format = format;
+      return;
+    }
+  }
+  fail("--format", "expected httperf, ab or siege (got " + quoted(v) + ")");
 }
 
 // --wlog B,FILE.
@@ -441,6 +452,21 @@ const std::array kOptions = {
     .echo_rank = 20, .echo = [](const Config& c, std::string& l) {
       echo_seconds(l, "--think-timeout", c.think_timeout); },
     .json = [](const Config& c, json& j) { j["think_timeout_s"] = to_s(c.think_timeout); }},
+  OptionSpec{.name = "concurrency", .group = Group::load, .kind = ValueKind::whole,
+    .value_name = "C", .help = "closed loop: C slots, each starting its next connection (or request) when its last one ended",
+    .apply = [](Config& c, std::string_view v) {
+      c.concurrency = parse_whole("--concurrency", v, 1, 1000000); },
+    .echo_rank = 105, .echo = [](const Config& c, std::string& l) {
+      if (c.closed_loop()) add(l, "--concurrency=" + std::to_string(c.concurrency)); },
+    .json = [](const Config& c, json& j) {
+      j["concurrency"] = c.closed_loop() ? json(c.concurrency) : json(nullptr); }},
+  OptionSpec{.name = "think", .group = Group::load, .kind = ValueKind::seconds, .value_name = "S",
+    .help = "seconds a --concurrency slot waits after one arrival ended before its next (default 0)",
+    .apply = [](Config& c, std::string_view v) {
+      c.think = to_duration("--think", parse_seconds("--think", v), v); },
+    .echo_rank = 106, .echo = [](const Config& c, std::string& l) {
+      echo_seconds(l, "--think", c.think); },
+    .json = [](const Config& c, json& j) { j["think_s"] = to_s(c.think); }},
   OptionSpec{.name = "timing", .group = Group::load, .kind = ValueKind::choice,
     .value_name = "MODE", .help = "auto, sleep, hybrid or spin: how the client waits (default auto)",
     .choices = kTimings, .apply = apply_timing,
@@ -709,6 +735,9 @@ const std::array kOptions = {
     .apply = [](Config& c, std::string_view v) {
       if (v.empty()) fail("--csv", "expects a file name or -");
       c.csv_path = v; }},
+  OptionSpec{.name = "format", .group = Group::output, .kind = ValueKind::choice,
+    .value_name = "NAME", .help = "the text report: httperf, ab or siege, with that tool's labels (default httperf)",
+    .choices = kFormats, .apply = apply_format},
   OptionSpec{.name = "interval", .group = Group::output, .kind = ValueKind::seconds,
     .value_name = "S", .help = "length of the time series' intervals, in seconds (default 1)",
     .apply = [](Config& c, std::string_view v) {

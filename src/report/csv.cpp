@@ -203,6 +203,10 @@ constexpr std::array kColumns = {
                           count_of(s.errors, ErrorKind::tls_certificate) +
                           count_of(s.errors, ErrorKind::tls_alert));
            }},
+    // The closed loop (issue 20): its slots (0: the open loop) and ab's mean Total.
+    Column{"concurrency", [](const Summary& s, const Config&) { return whole(s.concurrency); }},
+    Column{"think_s", [](const Summary& s, const Config&) { return decimal(s.think_s); }},
+    Column{"total_avg_ms", [](const Summary& s, const Config&) { return decimal(s.ab_total.avg_ms); }},
 };
 
 }  // namespace

@@ -76,12 +76,37 @@ nlohmann::json config_of(const options::Config& config) {
   return object;
 }
 
-nlohmann::json served_within_of(const stats::Summary& s) {
+nlohmann::json served_within_of(
+    const std::array<double, stats::kServedWithinPercents.size()>& within_ms) {
   nlohmann::json served = nlohmann::json::object();
   for (std::size_t i = 0; i < stats::kServedWithinPercents.size(); ++i) {
-    served[std::to_string(stats::kServedWithinPercents[i])] = s.served_within_ms[i];
+    served[std::to_string(stats::kServedWithinPercents[i])] = within_ms[i];
   }
   return served;
+}
+
+nlohmann::json ms_figures_of(const stats::MsFigures& f) {
+  return {{"count", f.count},         {"min_ms", f.min_ms},       {"avg_ms", f.avg_ms},
+          {"stddev_ms", f.stddev_ms}, {"median_ms", f.median_ms}, {"max_ms", f.max_ms}};
+}
+
+// The closed loop's settings, and ab's figures (--format ab), which any run has.
+nlohmann::json loop_of(const stats::Summary& s) {
+  return {{"kind", s.concurrency > 0 ? "closed" : "open"},
+          {"concurrency", s.concurrency},
+          {"think_s", s.think_s}};
+}
+
+nlohmann::json ab_of(const stats::Summary& s) {
+  return {{"document_bytes", s.document_bytes},
+          {"length_failures", s.length_mismatches},
+          {"reply_bytes", s.reply_bytes},
+          {"reply_body_bytes", s.reply_body_bytes},
+          {"connect", ms_figures_of(s.ab_connect)},
+          {"processing", ms_figures_of(s.ab_processing)},
+          {"waiting", ms_figures_of(s.ab_waiting)},
+          {"total", ms_figures_of(s.ab_total)},
+          {"served_within_ms", served_within_of(s.ab_within_ms)}};
 }
 
 // httperf's session figures; zeros (and an empty histogram) when the run made no sessions.
@@ -180,7 +205,9 @@ nlohmann::json to_json_document(const stats::Summary& s, const options::Config& 
       {"connect_time", s.connect_time},
       {"response_time", s.response_time},
       {"request_wait", s.request_wait},
-      {"served_within_ms", served_within_of(s)},
+      {"served_within_ms", served_within_of(s.served_within_ms)},
+      {"loop", loop_of(s)},
+      {"ab", ab_of(s)},
       {"lag",
        {{"p50_ms", s.lag_p50_ms},
         {"p99_ms", s.lag_p99_ms},

@@ -2,38 +2,12 @@
 
 #include <cinttypes>
 #include <initializer_list>
-#include <cstdarg>
-#include <cstdio>
-#include <vector>
+
+#include "report/printf_text.hpp"
 
 namespace rateperf::report {
 
 namespace {
-
-// Appends printf-formatted text. The report's lines are httperf's printf formats, kept as
-// formats (not streams) so that each line can be checked against httperf's source at a glance
-// and the compiler checks the arguments against them.
-[[gnu::format(printf, 2, 3)]] void appendf(std::string& out, const char* format, ...) {
-  std::va_list args;
-  va_start(args, format);
-  std::va_list again;
-  va_copy(again, args);
-  char small[256];
-  const int length = std::vsnprintf(small, sizeof small, format, args);
-  va_end(args);
-  if (length < 0) {
-    va_end(again);
-    return;
-  }
-  if (static_cast<std::size_t>(length) < sizeof small) {
-    out.append(small, static_cast<std::size_t>(length));
-  } else {
-    std::vector<char> large(static_cast<std::size_t>(length) + 1);
-    std::vsnprintf(large.data(), large.size(), format, again);
-    out.append(large.data(), static_cast<std::size_t>(length));
-  }
-  va_end(again);
-}
 
 // httperf's session lines, after a blank line, in its format (--wsess, --wsesslog).
 void append_session_lines(std::string& out, const stats::SessionFigures& f) {
@@ -120,17 +94,10 @@ void append_percentiles(std::string& out, const char* label, const stats::Percen
           p.p99_ms, p.p999_ms, p.max_ms, note);
 }
 
-// ab's table, in ab's exact layout (header, spacing, "(longest request)"), so that scripts
-// written for ab's output read it unchanged. It follows every other line because it is
-// optional (--verbose) and a parser of ab's output only looks for its header.
+// ab's table (--verbose), from the intended start. It follows every other line because it is
+// optional and a parser of ab's output only looks for its header.
 void append_served_within(std::string& out, const stats::Summary& s) {
-  out += '\n';
-  out += "Percentage of the requests served within a certain time (ms)\n";
-  for (std::size_t i = 0; i < stats::kServedWithinPercents.size(); ++i) {
-    const int percent = stats::kServedWithinPercents[i];
-    appendf(out, " %3d%%  %5.0f%s\n", percent, s.served_within_ms[i],
-            percent == 100 ? " (longest request)" : "");
-  }
+  append_within_table(out, s.served_within_ms);
 }
 
 // An "Errors:" line of rateperf's with the count of each of `kinds`.
@@ -182,7 +149,14 @@ void append_rateperf_lines(std::string& out, const stats::Summary& s) {
 
   // The schedule's arrivals: connections, or in request mode requests.
   const char* unit = s.request_mode ? "req/s" : s.sessions_run ? "sess/s" : "conn/s";
-  if (s.offered_rate_per_s > 0) {
+  if (s.concurrency > 0) {
+    appendf(out,
+            "Offered rate: closed loop of %" PRIu64
+            " slot%s (each starts its next %s %.3g s after its last one ended: the rate is "
+            "whatever the server allowed, and lag does not apply)",
+            s.concurrency, s.concurrency == 1 ? "" : "s", s.request_mode ? "request" : "connection",
+            s.think_s);
+  } else if (s.offered_rate_per_s > 0) {
     appendf(out, "Offered rate: %.1f %s", s.offered_rate_per_s, unit);
   } else {
     out += "Offered rate: sequential (one connection after another)";

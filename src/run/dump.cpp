@@ -245,6 +245,8 @@ Merged merge_dumps(const std::vector<std::string>& paths) {
     info.offered_rate_per_s += part.offered_rate_per_s;
     info.interrupted = info.interrupted || part.interrupted;
     info.request_mode = part.request_mode;
+    info.concurrency += part.concurrency;
+    info.think_s = part.think_s;
     info.sessions = part.sessions;
     info.tls = part.tls;
     info.timing.mode = part.timing.mode;

@@ -1,21 +1,20 @@
 #include "run/run.hpp"
 
-#include <sys/resource.h>
-
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <thread>
-#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/worker.hpp"
@@ -28,6 +27,7 @@
 #include "run/dump.hpp"
 #include "run/limits.hpp"
 #include "run/watcher.hpp"
+#include "schedule/work_source.hpp"
 #include "workload/workload.hpp"
 
 namespace rateperf::run {
@@ -277,6 +277,11 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   info.offered_rate_per_s =
       config.period.sequential() ? 0 : config.period.rate_per_s / config.shard_count;
   info.request_mode = config.request_mode;
+  for (std::size_t k = 0; k < config.threads; ++k) {
+    info.concurrency += schedule::share_of(
+        config.concurrency, config.shard_index + std::size_t{config.shard_count} * k, shares);
+  }
+  info.think_s = to_s(config.think);
   info.sessions = config.sessions > 0;
   info.tls = config.tls;
   info.interrupted = watcher.interrupted();

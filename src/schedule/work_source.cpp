@@ -11,14 +11,23 @@ std::optional<TimePoint> OpenLoop::next_due() const {
   return timeline_.next_due();
 }
 
-ClosedLoop::ClosedLoop(std::uint64_t slots, std::uint64_t total, TimePoint start)
-    : slots_(slots), total_(total), free_since_(slots, start) {
-  assert(slots > 0);
+ClosedLoop::ClosedLoop(std::uint64_t slots, std::uint64_t total, TimePoint start, Duration think,
+                       std::optional<TimePoint> end)
+    : slots_(slots), total_(total), think_(think), end_(end), free_since_(slots, start) {
+  if (end_ && start >= *end_) {
+    slots_ = 0;
+    free_since_.clear();
+  }
 }
 
 bool ClosedLoop::finished(TimePoint now) {
   if (done()) return false;
-  free_since_.push_back(now);
+  const TimePoint due = now + think_;
+  if (end_ && due >= *end_) {
+    --slots_;
+    return false;
+  }
+  free_since_.push_back(due);
   return true;
 }
 
@@ -35,8 +44,38 @@ TimePoint ClosedLoop::take() {
   return intended;
 }
 
+namespace {
+
+// Share k's part of `amount` split in proportion to the slots: the shares before it hold
+// `before` of the `slots`, it holds `mine`.
+std::uint64_t in_proportion(std::uint64_t amount, std::uint64_t slots, std::uint64_t before,
+                            std::uint64_t mine) {
+  __extension__ using Wide = unsigned __int128;
+  const auto upto = [&](std::uint64_t held) {
+    return static_cast<std::uint64_t>(Wide{amount} * held / slots);
+  };
+  return upto(before + mine) - upto(before);
+}
+
+std::unique_ptr<WorkSource> closed_loop(const options::Config& config, TimePoint start,
+                                        std::uint64_t share, std::uint64_t shares) {
+  const std::uint64_t c = config.concurrency;
+  const std::uint64_t mine = share_of(c, share, shares);
+  const std::uint64_t before = share * (c / shares) + std::min(share, c % shares);
+  if (config.duration > Duration::zero()) {
+    return std::make_unique<ClosedLoop>(mine, std::numeric_limits<std::uint64_t>::max(), start,
+                                        config.think, start + config.duration);
+  }
+  const std::uint64_t total = config.request_mode ? config.requests : config.num_conns;
+  return std::make_unique<ClosedLoop>(mine, in_proportion(total, c, before, mine), start,
+                                      config.think);
+}
+
+}  // namespace
+
 std::unique_ptr<WorkSource> make_work_source(const options::Config& config, TimePoint start,
                                              std::uint64_t share, std::uint64_t shares) {
+  if (config.closed_loop()) return closed_loop(config, start, share, shares);
   if (config.period.sequential()) {
     // One slot in all: the one worker with share 0 runs them.
     const std::uint64_t total = share == 0 ? config.arrivals() : 0;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -55,32 +56,45 @@ class OpenLoop final : public WorkSource {
   Timeline timeline_;
 };
 
-// The closed loop: `slots` arrivals in flight at most; a slot's next arrival is due when its
-// previous one ended (httperf's --rate 0 is one slot), and that is its intended time. All slots
-// are free at the start.
+// The closed loop: `slots` arrivals in flight at most; a slot's next arrival is due `think`
+// after its previous one ended (httperf's --rate 0 is one slot, --concurrency C is C), and that
+// is its intended time. All slots are free at the start. `total` arrivals in all, or with an
+// `end`, as many as start before it: a slot that would start at or after the end retires.
 class ClosedLoop final : public WorkSource {
  public:
-  ClosedLoop(std::uint64_t slots, std::uint64_t total, TimePoint start);
+  ClosedLoop(std::uint64_t slots, std::uint64_t total, TimePoint start, Duration think = {},
+             std::optional<TimePoint> end = std::nullopt);
 
-  bool done() const override { return issued_ >= total_; }
+  bool done() const override { return issued_ >= total_ || slots_ == 0; }
   std::uint64_t issued() const override { return issued_; }
   std::optional<TimePoint> next_due() const override;
   TimePoint take() override;
   bool finished(TimePoint now) override;
   void stop() override { total_ = issued_; }
-  std::uint64_t burst_limit() const override { return slots_; }
+  std::uint64_t burst_limit() const override { return std::max<std::uint64_t>(slots_, 1); }
 
  private:
-  std::uint64_t slots_;
+  std::uint64_t slots_;  // those not retired
   std::uint64_t total_;
+  Duration think_;
+  std::optional<TimePoint> end_;
   std::uint64_t issued_ = 0;
-  std::deque<TimePoint> free_since_;  // one entry per free slot: the time it became free
+  // One entry per free slot: when its next arrival is due (ascending: each is now + think).
+  std::deque<TimePoint> free_since_;
 };
 
-// The work source a run's share needs: the open loop on its share of the timeline, or, for
-// httperf's sequential mode (--rate 0), the closed loop of one slot.
+// The work source a run's share needs: the open loop on its share of the timeline; for
+// --concurrency C, the closed loop of its share of the C slots (share k of n has C / n of them,
+// one more for k < C mod n) and of the total in proportion to them; for httperf's sequential
+// mode (--rate 0), the closed loop of one slot, in share 0.
 std::unique_ptr<WorkSource> make_work_source(const options::Config& config, TimePoint start,
                                              std::uint64_t share, std::uint64_t shares);
+
+// Share k of n's part of `count` things dealt out evenly: count / n, one more for k < count
+// mod n (the closed loop's slots).
+constexpr std::uint64_t share_of(std::uint64_t count, std::uint64_t k, std::uint64_t n) {
+  return count / n + (k < count % n ? 1 : 0);
+}
 
 // Takes, at `now`, every arrival of `source` that is due (at most `limit`), calling
 // `issue(intended)` for each in order: open loop, whatever became of earlier arrivals, and each

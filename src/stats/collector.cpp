@@ -56,6 +56,23 @@ void Collector::reply(const ReplyRecord& record) {
   latency_intended_.record(ns(record.latency_intended));
   series_.reply(ns(record.latency_intended));
   latency_actual_.record(ns(record.latency_actual));
+  call_connect_.record(ns(record.connect));
+  processing_.record(ns(std::max(Duration::zero(), record.latency_actual - record.connect)));
+  count_body_length(record.body_bytes, 1);
+}
+
+void Collector::count_body_length(std::uint64_t bytes, std::uint64_t replies) {
+  for (BodyLength& length : body_lengths_) {
+    if (length.bytes == bytes) {
+      length.replies += replies;
+      return;
+    }
+  }
+  if (body_lengths_.size() < kBodyLengths) {
+    body_lengths_.push_back({bytes, replies});
+  } else {
+    other_body_lengths_ += replies;
+  }
 }
 
 void Collector::connection_closed(Duration lifetime, std::uint32_t replies) {
@@ -140,6 +157,11 @@ void Collector::merge(const Collector& other) {
   latency_intended_.merge(other.latency_intended_);
   latency_actual_.merge(other.latency_actual_);
   request_wait_.merge(other.request_wait_);
+  call_connect_.merge(other.call_connect_);
+  processing_.merge(other.processing_);
+  for (const BodyLength& length : other.body_lengths_)
+    count_body_length(length.bytes, length.replies);
+  other_body_lengths_ += other.other_body_lengths_;
   tls_handshake_.merge(other.tls_handshake_);
   tls_full_ += other.tls_full_;
   tls_resumed_ += other.tls_resumed_;

@@ -24,6 +24,9 @@ struct ReplyRecord {
   Duration transfer{};          // reply complete - first reply byte
   Duration latency_intended{};  // reply complete - the arrival's intended start
   Duration latency_actual{};    // reply complete - the arrival's actual start
+  // The part of latency_actual spent connecting: the connect time for a call that waited for
+  // its connection to open, 0 for one sent on a connection already open (ab's "Connect").
+  Duration connect{};
 };
 
 // Replies and errors counted in one reply-rate sampling interval.
@@ -155,6 +158,21 @@ class Collector {
   Histogram latency_intended_;  // intended start -> reply complete
   Histogram latency_actual_;    // actual start -> reply complete
   Histogram request_wait_;      // request mode: intended start -> first byte sent
+  // ab's per-request figures: the connect part of each reply's latency_actual, and the rest.
+  Histogram call_connect_;
+  Histogram processing_;
+  // ab's "Document Length" and "Length" failures: the replies counted by body length, for the
+  // first kBodyLengths lengths seen (a benchmark's page has one or a few: the page, an error
+  // page), the rest in other_body_lengths_. Counts add, so merging is exact while the parts
+  // saw no more than kBodyLengths lengths between them.
+  struct BodyLength {
+    std::uint64_t bytes = 0;
+    std::uint64_t replies = 0;
+  };
+  static constexpr std::size_t kBodyLengths = 8;
+  void count_body_length(std::uint64_t bytes, std::uint64_t replies);
+  std::vector<BodyLength> body_lengths_;
+  std::uint64_t other_body_lengths_ = 0;
 
   // TLS: handshakes and what they negotiated (the last one's names).
   std::uint64_t tls_full_ = 0;

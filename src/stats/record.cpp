@@ -120,6 +120,15 @@ struct RecordCodec {
       throw std::runtime_error("a histogram's buckets do not add up to its count");
   }
 
+  // [[bytes, replies], ...]
+  static json body_lengths(const Collector& c) {
+    json pairs = json::array();
+    for (const Collector::BodyLength& length : c.body_lengths_) {
+      pairs.push_back({length.bytes, length.replies});
+    }
+    return pairs;
+  }
+
   static json write(const Collector& c, TimePoint start) {
     json samples = json::array();
     for (const IntervalSample& s : c.samples_) {
@@ -153,6 +162,10 @@ struct RecordCodec {
         {"latency_intended", write(c.latency_intended_)},
         {"latency_actual", write(c.latency_actual_)},
         {"request_wait", write(c.request_wait_)},
+        {"call_connect", write(c.call_connect_)},
+        {"processing", write(c.processing_)},
+        {"body_lengths", body_lengths(c)},
+        {"other_body_lengths", c.other_body_lengths_},
         {"tls_full", c.tls_full_},
         {"tls_resumed", c.tls_resumed_},
         {"tls_handshake", write(c.tls_handshake_)},
@@ -201,6 +214,16 @@ struct RecordCodec {
     read(j.at("latency_intended"), c.latency_intended_);
     read(j.at("latency_actual"), c.latency_actual_);
     read(j.at("request_wait"), c.request_wait_);
+    // Records older than ab's figures (--format ab) have none of them.
+    if (j.contains("call_connect")) read(j.at("call_connect"), c.call_connect_);
+    if (j.contains("processing")) read(j.at("processing"), c.processing_);
+    if (j.contains("body_lengths")) {
+      for (const json& pair : j.at("body_lengths")) {
+        c.body_lengths_.push_back(
+            {pair.at(0).get<std::uint64_t>(), pair.at(1).get<std::uint64_t>()});
+      }
+    }
+    c.other_body_lengths_ = j.value("other_body_lengths", std::uint64_t{0});
     c.tls_full_ = j.at("tls_full").get<std::uint64_t>();
     c.tls_resumed_ = j.at("tls_resumed").get<std::uint64_t>();
     read(j.at("tls_handshake"), c.tls_handshake_);
@@ -257,6 +280,8 @@ json write_record(const Collector& collector, const RunInfo& info) {
         {"cpu_system_s", info.cpu_system_s},
         {"offered_rate_per_s", info.offered_rate_per_s},
         {"request_mode", info.request_mode},
+        {"concurrency", info.concurrency},
+        {"think_s", info.think_s},
         {"sessions", info.sessions},
         {"tls", info.tls},
         {"interrupted", info.interrupted},
@@ -291,6 +316,9 @@ Record read_record(const json& value, TimePoint start, TimePoint samples_from) {
     info.cpu_system_s = run.at("cpu_system_s").get<double>();
     info.offered_rate_per_s = run.at("offered_rate_per_s").get<double>();
     info.request_mode = run.at("request_mode").get<bool>();
+    // Dumps older than the closed loop (--concurrency) have neither.
+    info.concurrency = run.value("concurrency", std::uint64_t{0});
+    info.think_s = run.value("think_s", 0.0);
     info.sessions = run.at("sessions").get<bool>();
     info.tls = run.at("tls").get<bool>();
     info.interrupted = run.at("interrupted").get<bool>();

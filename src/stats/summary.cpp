@@ -44,6 +44,15 @@ Percentiles percentiles(const Histogram& h) {
   return p;
 }
 
+// ab's table: the time within which each of kServedWithinPercents of the values fell.
+std::array<double, kServedWithinPercents.size()> served_within(const Histogram& h) {
+  std::array<double, kServedWithinPercents.size()> ms{};
+  for (std::size_t i = 0; i < kServedWithinPercents.size(); ++i) {
+    ms[i] = ns_to_ms(static_cast<double>(h.percentile(kServedWithinPercents[i])));
+  }
+  return ms;
+}
+
 // The client held its schedule when the p99 lag stays within 1 ms, or within a tenth of the
 // mean gap between arrivals when that is longer: a lag that small neither bunches arrivals
 // into bursts the server would notice nor shifts the latency figures by more than their own
@@ -200,18 +209,36 @@ struct SummaryBuilder {
     s.request_wait = percentiles(c.request_wait_);
     s.connect_time = percentiles(c.connect_);
     s.response_time = percentiles(c.response_);
-    for (std::size_t i = 0; i < kServedWithinPercents.size(); ++i) {
-      s.served_within_ms[i] =
-          ns_to_ms(static_cast<double>(c.latency_intended_.percentile(kServedWithinPercents[i])));
-    }
+    s.served_within_ms = served_within(c.latency_intended_);
     s.show_served_within = run.verbose;
+
+    s.concurrency = run.concurrency;
+    s.think_s = run.think_s;
+    s.ab_connect = ms_figures(c.call_connect_);
+    s.ab_processing = ms_figures(c.processing_);
+    s.ab_waiting = ms_figures(c.response_);
+    s.ab_total = ms_figures(c.latency_actual_);
+    s.ab_within_ms = served_within(c.latency_actual_);
+    // The document: the body length most replies had (ties: the one seen first).
+    std::uint64_t most = 0;
+    for (const Collector::BodyLength& length : c.body_lengths_) {
+      if (length.replies > most) {
+        most = length.replies;
+        s.document_bytes = length.bytes;
+      }
+    }
+    s.has_document = most > 0;
+    s.length_mismatches = c.replies_ - most;
+    s.reply_body_bytes = c.reply_body_bytes_;
+    s.reply_bytes = c.reply_header_bytes_ + c.reply_body_bytes_ + c.reply_footer_bytes_;
 
     s.lag_p50_ms = ns_to_ms(static_cast<double>(c.lag_.percentile(50)));
     s.lag_p99_ms = ns_to_ms(static_cast<double>(c.lag_.percentile(99)));
     s.lag_max_ms = ns_to_ms(static_cast<double>(c.lag_.max()));
     s.lag_late_arrivals = c.late_arrivals_;
     s.lag_limit_ms = lag_limit_ms(run.offered_rate_per_s);
-    s.client_limited = s.arrivals > 0 && s.lag_p99_ms > s.lag_limit_ms;
+    // A closed loop has no schedule to fall behind: its slots start when the server lets them.
+    s.client_limited = run.concurrency == 0 && s.arrivals > 0 && s.lag_p99_ms > s.lag_limit_ms;
 
     for (const auto& sample : samples) {
       SampleFigures figures;

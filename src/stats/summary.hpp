@@ -188,6 +188,26 @@ struct Summary {
   std::array<double, kServedWithinPercents.size()> served_within_ms{};
   bool show_served_within = false;  // print ab's table (--verbose)
 
+  // The closed loop (--concurrency): its slots, in this run or part of it (0: the open loop),
+  // and a slot's pause between arrivals. Its rate is whatever the server allowed: lag and the
+  // client_limited warning do not apply.
+  std::uint64_t concurrency = 0;
+  double think_s = 0;
+  // ab's figures (--format ab), per reply: "Connect" (the connect time of a call that waited for
+  // its connection, 0 for one sent on an open connection), "Processing" (the rest of Total),
+  // "Waiting" (sending the request -> first reply byte) and "Total" (the arrival's actual start
+  // -> reply complete), with ab's n - 1 spread; and ab's percentage table over Total.
+  MsFigures ab_connect;
+  MsFigures ab_processing;
+  MsFigures ab_waiting;
+  MsFigures ab_total;
+  std::array<double, kServedWithinPercents.size()> ab_within_ms{};
+  bool has_document = false;            // a reply came: document_bytes is a body's length
+  std::uint64_t document_bytes = 0;     // the body length most replies had (ab's Document Length)
+  std::uint64_t length_mismatches = 0;  // replies with another body length (ab's "Length")
+  std::uint64_t reply_bytes = 0;        // every reply's bytes: headers, body and footers
+  std::uint64_t reply_body_bytes = 0;   // their bodies' bytes
+
   // The client's own lag: each arrival's actual start - its intended start.
   double lag_p50_ms = 0;
   double lag_p99_ms = 0;
@@ -234,6 +254,8 @@ struct RunInfo {
   double offered_rate_per_s = 0;  // the schedule's mean rate; 0: sequential
   bool request_mode = false;      // the schedule's arrivals are requests, not connections
   bool sessions = false;          // ... or sessions (--wsess, --wsesslog)
+  std::uint64_t concurrency = 0;  // the closed loop's slots (--concurrency); 0: open loop
+  double think_s = 0;             // a slot's pause between its arrivals (--think)
   bool tls = false;               // the connections spoke TLS
   bool interrupted = false;
   bool verbose = false;        // the report shows ab's table of served-within times
