@@ -3,7 +3,7 @@
 # the work directory $work (removed on exit, with every server started), and gives the checks.
 # shellcheck shell=bash
 
-for lib in scripts/lib/{packages,ports,servers,results}.sh; do
+for lib in scripts/lib/{packages,ports,servers,results,tool_reports}.sh; do
   # shellcheck source=/dev/null
   . "$lib"
 done

@@ -7,7 +7,9 @@
 #   their packages); seed 000 and seed 001 run only when their packages are installed, and are
 #   otherwise skipped with a message naming the missing packages. To keep the test near 5
 #   minutes, those two run one set-up each (000: single, 001: wsgi) unless SEEDS_TEST_ALL=1,
-#   which runs their whole quick mode (about 4 minutes more).
+#   which runs their whole quick mode (about 4 minutes more). Seeds 000, 001 and 003 also
+#   print their own closed loop (ab's, siege's shapes) in ab's terms: a row per run without
+#   failure and a paragraph comparing it with the open loop.
 #
 # Usage: [SEEDS_TEST_ALL=1] tests/seeds_test.sh RATEPERF_BIN
 # Exit status: 0 all checks passed, 1 a check failed, 77 nothing could run (says why).
@@ -126,6 +128,20 @@ check_table() {
   check "$seed" "set-ups with rows at 1.5x capacity or more ($setups)" "$setups > 0"
 }
 
+# check_closed SEED OUT_FILE ROWS: the seed's own closed loop, in ab's terms: a table with ROWS
+# rows, each with requests per second above 0 and no failed request, and a paragraph for each
+# ab run (one per row, but seed 001's siege rows) comparing it with the open loop.
+check_closed() {
+  local rows bad
+  rows=$(awk -F'|' '/^\| set-up \| closed loop/ { inside = 1; next } inside && /^\| ---/ { next }
+    inside && /^\|/ { print; next } inside { exit }' "$2")
+  check "$1" "closed-loop table with $3 rows" "$(grep -c . <<<"$rows" || true) == $3"
+  bad=$(awk -F'|' '{ if ($4 + 0 <= 0 || $8 + 0 != 0) n++ } END { print n + 0 }' <<<"$rows")
+  check "$1" "every closed-loop row served requests without failure" "$bad == 0"
+  check "$1" "a paragraph comparing each closed loop with the open loop" \
+    "$(grep -c '^- .*: the closed loop (ab .* The open loop at [0-9]* req/s' "$2" || true) >= 1"
+}
+
 # check_csv SEED DIR: runs.csv has the header and one row per run (runs.labels: one line per
 # rateperf run), each with the header's number of fields.
 check_csv() {
@@ -191,15 +207,20 @@ check_ab_table() {
 # The two cases CI runs whatever the machine has (the scripts install their packages).
 run_seed 002 3 paste ""
 run_seed 003 6 nginx ""
+((last_ok)) && check_closed 003 "$work/seed003.out" 2
 # The others when their packages are already here: one set-up each, or all of them.
 if [[ ${SEEDS_TEST_ALL:-0} == 1 ]]; then
   run_seed 000 9 "" "python3-cherrypy3"
   check_ab_table 3
+  ((last_ok)) && check_closed 000 "$work/seed000.out" 3
   run_seed 001 15 "" "apache2 libapache2-mod-wsgi-py3 python3-pyramid"
+  ((last_ok)) && check_closed 001 "$work/seed001.out" 6
 else
   run_seed 000 3 single "python3-cherrypy3"
   check_ab_table 1
+  ((last_ok)) && check_closed 000 "$work/seed000.out" 1
   run_seed 001 5 wsgi "apache2 libapache2-mod-wsgi-py3"
+  ((last_ok)) && check_closed 001 "$work/seed001.out" 2
 fi
 
 if ((ran == 0)); then

@@ -117,25 +117,68 @@ seed_wait_http() { server_wait_http --seconds "${3:-20}" ${4:+--status "$4"} "$1
 seed_stop() { server_stop "$1"; }
 seed_stop_all() { server_stop_all; }
 
-# seed_run LABEL PORT URI RATE CONNS [RATEPERF OPTIONS...]: one rateperf run; the report goes to
+# seed_rateperf LABEL SECONDS RATEPERF ARGS...: one rateperf run, killed if it lasts past
+# SECONDS (a run that should end by itself: TERM, after which rateperf gives its open
+# connections their timeout and reports; KILL only if it did not). The report goes to
 # $seed_out/LABEL.txt, its figures to $seed_out/LABEL.json, and a row (with LABEL in no column:
 # the file name says it) is appended to $seed_out/runs.csv. Sets seed_report and seed_json to
 # the two files' paths.
-seed_run() {
-  local label=$1 port=$2 uri=$3 rate=$4 conns=$5
-  shift 5
+seed_rateperf() {
+  local label=$1 seconds=$2
+  shift 2
   seed_report=$seed_out/$label.txt
   seed_json=$seed_out/$label.json
-  seed_log "$label: $rate req/s, $conns connections"
-  # A bound on a run that should end by itself: TERM, after which rateperf gives its open
-  # connections their timeout and reports; KILL only if it did not.
-  timeout -k "$((seed_timeout + 15))" "$(awk -v n="$conns" -v r="$rate" 'BEGIN { printf "%d", n / r + 60 }')" \
-    "$rateperf" --server 127.0.0.1 --port "$port" --uri "$uri" --rate "$rate" \
-    --num-conns "$conns" --timeout "$seed_timeout" --quiet --csv "$seed_out/runs.csv" \
-    --json "$seed_json" "$@" >"$seed_report" 2>"$seed_out/$label.err" ||
+  timeout -k "$((seed_timeout + 15))" "$seconds" "$rateperf" "$@" --quiet \
+    --csv "$seed_out/runs.csv" --json "$seed_json" >"$seed_report" 2>"$seed_out/$label.err" ||
     seed_log "$label: rateperf exited with status $?"
   echo "$label" >>"$seed_out/runs.labels"
   sleep 0.5
+}
+
+# seed_run LABEL PORT URI RATE CONNS [RATEPERF OPTIONS...]: an open-loop run, CONNS connections
+# at RATE a second (seed_rateperf).
+seed_run() {
+  local label=$1 port=$2 uri=$3 rate=$4 conns=$5
+  shift 5
+  seed_log "$label: $rate req/s, $conns connections"
+  seed_rateperf "$label" "$(awk -v n="$conns" -v r="$rate" 'BEGIN { printf "%d", n / r + 60 }')" \
+    --server 127.0.0.1 --port "$port" --uri "$uri" --rate "$rate" --num-conns "$conns" \
+    --timeout "$seed_timeout" "$@"
+}
+
+# seed_closed_run LABEL PORT URI C N [RATEPERF OPTIONS...]: the seed's own closed loop (ab -c C
+# -n N, or siege's C users) run by rateperf --concurrency C --num-conns N, its report in ab's
+# format (seed_rateperf).
+seed_closed_run() {
+  local label=$1 port=$2 uri=$3 c=$4 n=$5
+  shift 5
+  seed_log "$label: closed loop of $c, $n connections"
+  seed_rateperf "$label" 600 --server 127.0.0.1 --port "$port" --uri "$uri" --concurrency "$c" \
+    --num-conns "$n" --timeout "$seed_timeout" --format ab "$@"
+}
+
+# seed_closed_header / seed_closed_row SETUP SHAPE JSON: the closed-loop table in ab's terms
+# (SHAPE: the seed's command, e.g. "ab -n 1000 -c 10"): requests per second, time per request
+# (mean, and mean across all concurrent requests), the longest request, failed requests.
+seed_closed_header() {
+  echo "| set-up | closed loop (the seed's shape) | requests per second | time per request mean [ms] | time per request, across all concurrent [ms] | longest request [ms] | failed requests |"
+  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+}
+seed_closed_row() {
+  local rps tpr across
+  rps=$(result_calc "$3" .2f '{/totals/replies} / {/totals/duration_s}')
+  tpr=$(result_calc "$3" .3f '{/loop/concurrency} * {/totals/duration_s} * 1000 / {/totals/replies}')
+  across=$(result_calc "$3" .3f '{/totals/duration_s} * 1000 / {/totals/replies}')
+  echo "| $1 | $2 | $rps | $tpr | $across | $(result_get "$3" '{/ab/total/max_ms:.0f} | {/errors/total}') |"
+}
+
+# seed_closed_paragraph SETUP SHAPE CLOSED_JSON OPEN_RATE OPEN_JSON: one paragraph on what the
+# closed loop reported and what the open loop showed at the same server past its capacity.
+seed_closed_paragraph() {
+  local closed open
+  closed=$(result_get "$3" '{/totals/replies} replies, {/errors/total} errors, the longest {/ab/total/max_ms:.0f} ms')
+  open=$(result_get "$5" '{reply_rate:.0f} replies/s, latency p90 {/latency_intended/p90_ms:.0f} ms and p99 {/latency_intended/p99_ms:.0f} ms from the intended start, {/errors/total} errors ({/errors/client_timo} client-timo)')
+  echo "- $1: the closed loop ($2) reported $(result_calc "$3" .0f '{/totals/replies} / {/totals/duration_s}') requests/s at $(result_calc "$3" .1f '{/loop/concurrency} * {/totals/duration_s} * 1000 / {/totals/replies}') ms a request ($closed): the server looks healthy, because each client waited for its reply before sending the next request, so the load fell to what the server served. The open loop at $4 req/s, past the same server's capacity, showed $open."
 }
 
 # seed_check_body PORT URI BYTES: one GET of URI, true when it answers 200 with BYTES bytes of
