@@ -36,3 +36,30 @@ CONF
     printf 'User www-data\nGroup www-data\n'
   fi
 }
+
+# seed_wsgi_conf DIR APP_DIR PATH SCRIPT: prints mod_wsgi's lines for seed 001's daemon mode (4
+# processes x 15 threads, as the seed ran it; no Python in Apache's own children), its socket
+# in DIR/run, the scripts of APP_DIR allowed, and SCRIPT served at PATH (seed_wsgi_script).
+seed_wsgi_conf() {
+  cat <<CONF
+LoadModule wsgi_module /usr/lib/apache2/modules/mod_wsgi.so
+WSGISocketPrefix "$1/run/wsgi"
+WSGIRestrictEmbedded On
+WSGIDaemonProcess seed001 processes=4 threads=15 display-name=%{GROUP}
+WSGIProcessGroup seed001
+WSGIApplicationGroup %{GLOBAL}
+<Directory "$2">
+  Require all granted
+</Directory>
+CONF
+  seed_wsgi_script "$3" "$4"
+}
+
+# seed_wsgi_script PATH SCRIPT: SCRIPT served at PATH by seed_wsgi_conf's daemons, imported at
+# start-up so that no run pays for the first import.
+seed_wsgi_script() {
+  cat <<CONF
+WSGIScriptAlias $1 "$2"
+WSGIImportScript "$2" process-group=seed001 application-group=%{GLOBAL}
+CONF
+}

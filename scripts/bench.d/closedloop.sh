@@ -1,6 +1,7 @@
 # scripts/bench (n): the closed loop (issue 20) side by side with ab and siege themselves, the
-# same -n/-c runs against the same servers: our nginx (CPU 1) and a CherryPy of seed 000's
-# (examples/seed000/app.py, 10 threads, CPU 1); requests per second and mean time per request
+# same -n/-c runs against the same servers: our nginx (CPU 1), a CherryPy of seed 000's
+# (examples/seed000/app.py, 10 threads, CPU 1) and seed 001's Apache with its bare WSGI app
+# (mod_wsgi daemon mode, 4 x 15, CPU 1); requests per second and mean time per request
 # against ab's, the transaction rate against siege's, and each one's client CPU per request
 # (user + system, from the shell's `time`); sourced. Every report is read by one parser of ab's
 # (siege's) output (scripts/lib/tool_reports.sh).
@@ -79,6 +80,31 @@ cl_cherrypy_start() {
   server_wait_http --seconds 20 "$cl_port" / || { log "(n) CherryPy did not start"; cl_port=; }
 }
 
+# cl_apache_start: seed 001's Apache (event MPM, its own minimal configuration) on CPU 1 and a
+# free port, with the seed's bare WSGI app in mod_wsgi daemon mode (4 x 15) at /bareapp (sets
+# cl_port, empty when it cannot run: apache2 or libapache2-mod-wsgi-py3 missing).
+cl_apache_start() {
+  local dir=$work/apache
+  cl_port=
+  if [[ -n $(pkg_missing apache2 libapache2-mod-wsgi-py3) ]]; then
+    log "(n) no apache2 or libapache2-mod-wsgi-py3: Apache's rows are left out"
+    return
+  fi
+  # shellcheck source=examples/lib/apache.sh
+  . "$repo/examples/lib/apache.sh"
+  cl_port=$(ports_free)
+  mkdir -p "$dir/app" "$dir/www"
+  chmod 755 "$work"
+  cp "$repo/examples/seed001/hello.wsgi" "$dir/app/"
+  {
+    seed_apache_conf "$dir/server" "$cl_port"
+    seed_wsgi_conf "$dir/server" "$dir/app" /bareapp "$dir/app/hello.wsgi"
+  } >"$dir/apache.conf"
+  server_start "$dir/apache.log" taskset -c 1 apache2 -f "$dir/apache.conf" -DFOREGROUND
+  server_wait_http --seconds 30 "$cl_port" /bareapp ||
+    { log "(n) Apache did not start ($dir/server/error.log)"; server_stop "$server_pid"; cl_port=; }
+}
+
 measure_n() {
   local rep=$1 n=$((quick ? 10000 : 20000))
   next_port
@@ -92,6 +118,13 @@ measure_n() {
     # The seed's test 2: ab -c 10 -n 1000 against 10 threads (here 5000); siege's 10 users.
     cl_ab_pair cherrypy "http://127.0.0.1:$cl_port/" 5000 10 "" "$rep"
     cl_siege_pair cherrypy "http://127.0.0.1:$cl_port/" 10 500 "$rep"
+    server_stop "$server_pid"
+  fi
+  cl_apache_start
+  if [[ -n $cl_port ]]; then
+    # Seed 001's runs: ab -n1001 -c15 (here 10000) and siege's 20 users, on the bare WSGI app.
+    cl_ab_pair apache "http://127.0.0.1:$cl_port/bareapp" 10000 15 "" "$rep"
+    cl_siege_pair apache "http://127.0.0.1:$cl_port/bareapp" 20 500 "$rep"
     server_stop "$server_pid"
   fi
 }
@@ -125,4 +158,6 @@ rows_n() {
   cl_siege_rows nginx "nginx, siege -c 10 -r N/10 -b vs --concurrency 10 --num-conns N"
   cl_ab_rows cherrypy "CherryPy 10 threads, ab -n 5000 -c 10 vs --concurrency 10 --num-conns 5000"
   cl_siege_rows cherrypy "CherryPy 10 threads, siege -c 10 -r 500 -b vs --concurrency 10 --num-conns 5000"
+  cl_ab_rows apache "Apache mod_wsgi 4 x 15, ab -n 10000 -c 15 vs --concurrency 15 --num-conns 10000"
+  cl_siege_rows apache "Apache mod_wsgi 4 x 15, siege -c 20 -r 500 -b vs --concurrency 20 --num-conns 10000"
 }

@@ -423,14 +423,14 @@ const std::array kOptions = {
     .json = [](const Config& c, json& j) {
       j["connections"] = c.request_mode ? json(c.connections) : json(nullptr); }},
   OptionSpec{.name = "requests", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
-    .help = "requests in all, with --request-rate",
+    .help = "requests in all, with --request-rate (or --concurrency: over persistent connections)",
     .apply = [](Config& c, std::string_view v) { c.requests = parse_whole("--requests", v, 1); },
     .echo_rank = 240, .echo = [](const Config& c, std::string& l) {
       if (c.requests > 0) add(l, "--requests=" + std::to_string(c.requests)); },
     .json = [](const Config& c, json& j) {
       j["requests"] = c.requests > 0 ? json(c.requests) : json(nullptr); }},
   OptionSpec{.name = "duration", .group = Group::load, .kind = ValueKind::seconds, .value_name = "S",
-    .help = "seconds of schedule, with --request-rate, instead of --requests",
+    .help = "seconds of schedule, with --request-rate or --concurrency, instead of a count",
     .apply = [](Config& c, std::string_view v) {
       c.duration = to_duration("--duration", parse_seconds("--duration", v), v);
       if (c.duration <= Duration::zero()) fail("--duration", "must be greater than 0 (got " + std::string(v) + ")"); },
