@@ -28,7 +28,8 @@ TimerWheel::TimerWheel(TimePoint start, Duration tick, std::size_t slots)
       tick_(tick),
       mask_(slots - 1),
       slots_(slots, nullptr),
-      occupied_((slots + 63) / 64, 0) {
+      occupied_((slots + 63) / 64, 0),
+      summary_((occupied_.size() + 63) / 64, 0) {
   assert(tick > Duration::zero());
   assert(slots > 0 && std::has_single_bit(slots));
 }
@@ -49,6 +50,7 @@ void TimerWheel::link(WheelTimer& timer, std::int64_t tick) {
   if (timer.next != nullptr) timer.next->prev = &timer;
   slots_[slot] = &timer;
   occupied_[slot >> 6] |= std::uint64_t{1} << (slot & 63);
+  summary_[slot >> 12] |= std::uint64_t{1} << ((slot >> 6) & 63);
 }
 
 void TimerWheel::unlink(WheelTimer& timer) {
@@ -69,7 +71,11 @@ void TimerWheel::unlink(WheelTimer& timer) {
       timer.prev->next = timer.next;
     } else {
       slots_[slot] = timer.next;
-      if (timer.next == nullptr) occupied_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
+      if (timer.next == nullptr) {
+        std::uint64_t& word = occupied_[slot >> 6];
+        word &= ~(std::uint64_t{1} << (slot & 63));
+        if (word == 0) summary_[slot >> 12] &= ~(std::uint64_t{1} << ((slot >> 6) & 63));
+      }
     }
     if (timer.next != nullptr) timer.next->prev = timer.prev;
   }
@@ -106,6 +112,15 @@ void TimerWheel::cancel(WheelTimer& timer) {
   --size_;
 }
 
+std::size_t TimerWheel::next_word(std::size_t word) const {
+  for (std::size_t s = word >> 6; s < summary_.size(); ++s) {
+    std::uint64_t bits = summary_[s];
+    if (s == word >> 6) bits &= ~std::uint64_t{0} << (word & 63);
+    if (bits != 0) return s * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+  }
+  return occupied_.size();
+}
+
 std::int64_t TimerWheel::next_occupied(std::int64_t from, std::int64_t end) const {
   const std::size_t slot_count = mask_ + 1;
   std::int64_t tick = from;
@@ -116,6 +131,11 @@ std::int64_t TimerWheel::next_occupied(std::int64_t from, std::int64_t end) cons
     // Skip to the next word, or to slot 0 when the wheel has fewer than 64 slots.
     const std::size_t step = std::min<std::size_t>(64 - (slot & 63), slot_count - slot);
     tick += static_cast<std::int64_t>(step);
+    if (slot_count <= 64) continue;
+    // Then past the empty words, to the next one with a slot in use or to the wheel's end
+    // (slot 0 of its next revolution).
+    const std::size_t word = (slot >> 6) + 1;
+    tick += static_cast<std::int64_t>((next_word(word) - word) * 64);
   }
   return end;
 }

@@ -88,8 +88,12 @@ class TimerWheel {
   // of them takes it out of here, so a timer never fires after its owner let go of it.
   WheelTimer* expired_ = nullptr;
   WheelTimer* expired_tail_ = nullptr;  // so that due timers fire in the order they were found
-  // One bit per slot, set while the slot's list is non-empty: scans skip 64 empty slots a step.
+  // One bit per slot, set while the slot's list is non-empty: scans skip 64 empty slots a step;
+  // and one bit per word of it, set while the word is not 0: scans skip empty words in a step.
   std::vector<std::uint64_t> occupied_;
+  std::vector<std::uint64_t> summary_;
+  // The first word of occupied_ at or after `word` that is not 0; occupied_.size() if none.
+  std::size_t next_word(std::size_t word) const;
   std::int64_t current_tick_ = 0;  // slots before this tick have been emptied
   std::size_t size_ = 0;
 };
