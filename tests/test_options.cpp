@@ -610,6 +610,26 @@ TEST_SUITE("options") {
     CHECK_FALSE(contains(echo_command_line(config_of({})), "--max-"));
   }
 
+  TEST_CASE("--clock picks what times the replies, the kernel by default; --batch-reads needs it") {
+    using rateperf::options::ReplyClock;
+    CHECK(config_of({}).clock == ReplyClock::kernel);
+    CHECK(config_of({"--clock", "user"}).clock == ReplyClock::user);
+    CHECK(config_of({"--clock", "kernel"}).clock == ReplyClock::kernel);
+    CHECK(contains(echo_command_line(config_of({"--clock", "user"})), " --clock=user"));
+    CHECK_FALSE(contains(echo_command_line(config_of({"--clock", "kernel"})), "--clock"));
+    CHECK(usage_error({"--clock", "wire"}) == "--clock: expected kernel or user (got 'wire')");
+    CHECK(config_of({}).batch_reads == Duration::zero());
+    CHECK(config_of({"--batch-reads", "0.002"}).batch_reads == 2ms);
+    CHECK(
+        contains(echo_command_line(config_of({"--batch-reads", "0.002"})), " --batch-reads=0.002"));
+    CHECK(usage_error({"--batch-reads", "2"}) == "--batch-reads: must be at most 1 second (got 2)");
+    CHECK(usage_error({"--batch-reads", "0.002", "--clock", "user"}) ==
+          "--batch-reads: needs --clock kernel (a reply read late keeps its time only by the "
+          "kernel's timestamps)");
+    CHECK(config_of({"--call-log", "calls.csv"}).call_log_path == "calls.csv");
+    CHECK(usage_error({"--call-log", ""}) == "--call-log: expects a file name");
+  }
+
   TEST_CASE("--timing picks the loop's mode, auto by default, echoed last when not auto") {
     using rateperf::options::Timing;
     CHECK(config_of({}).timing == Timing::automatic);

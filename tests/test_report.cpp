@@ -100,6 +100,18 @@ Summary distinctive_summary() {
   s.timing.lateness_p50_ms = 0.0573;
   s.timing.lateness_p99_ms = 0.1489;
   s.timing.margin_ms = 0.1591;
+  s.clock.kernel = true;
+  s.clock.kernel_replies = 39970;
+  s.clock.user_replies = 10;
+  s.clock.kernel_sends = 39960;
+  s.clock.replies = "mixed";
+  s.clock.batch_reads_s = 0.002;
+  s.clock.user_response_avg_ms = 1.04;
+  s.clock.user_transfer_avg_ms = 0.05;
+  s.clock.user_latency.p50_ms = 1.66;
+  s.clock.user_latency.p99_ms = 3.14;
+  s.clock.user_response_time.p50_ms = 1.02;
+  s.clock.user_response_time.p99_ms = 2.95;
   return s;
 }
 
@@ -186,6 +198,8 @@ Reply latency [ms]: p50 1.3 p90 2.3 p99 17.8 p99.9 250.5 max 5013.0 (from intend
 Reply latency [ms]: p50 1.0 p90 1.9 p99 3.6 p99.9 48.8 max 5011.0 (from actual start)
 Connect time [ms]: p50 0.1 p90 0.2 p99 0.4 p99.9 3.1 max 1003.2
 Response time [ms]: p50 0.9 p90 1.4 p99 2.7 p99.9 31.4 max 4990.1
+Reply clock: kernel timestamps for 39970 of 39980 replies (39960 from the request's transmit stamp), the client's reads for the rest; connect times the client's; replies read in batches within 2 ms
+Client's clock [ms]: latency p50 1.7 p99 3.1, response p50 1.0 p99 3.0, reply time response 1.0 transfer 0.1 (the same replies as the client read them)
 Client lag [ms]: p50 0.012 p99 0.188 max 12.346 (14 arrivals more than 1 ms late)
 Offered rate: 300.0 conn/s, issue window 133.330 s (first to last arrival), issued rate 299.9 conn/s
 Test duration: 133.457 s (start to end of the last connection; httperf's rates divide by it)
@@ -252,7 +266,7 @@ Timing: hybrid, CPU 2.8% of a core (sleeps 40010 polls 2500123 timer-arms 40003;
     Summary s;
     s.command_line = "rateperf --num-conns=1";
     const auto lines = lines_of(format_text(s));
-    REQUIRE(lines.size() == 33);
+    REQUIRE(lines.size() == 34);
     CHECK(lines[22] == "Errors: fd-unavail 0 addrunavail 0 ftab-full 0 other 0");
     CHECK(lines[23] ==
           "Errors: parse-status 0 parse-header 0 parse-chunk 0 parse-other 0 unanswered 0");
@@ -263,14 +277,15 @@ Timing: hybrid, CPU 2.8% of a core (sleeps 40010 polls 2500123 timer-arms 40003;
     Summary s;
     s.command_line = "rateperf --num-conns=1";
     const auto lines = lines_of(format_text(s));
-    REQUIRE(lines.size() == 33);
+    REQUIRE(lines.size() == 34);
     CHECK(lines[25] ==
           "Reply latency [ms]: p50 0.0 p90 0.0 p99 0.0 p99.9 0.0 max 0.0 (from intended start)");
     CHECK(lines[26] ==
           "Reply latency [ms]: p50 0.0 p90 0.0 p99 0.0 p99.9 0.0 max 0.0 (from actual start)");
     CHECK(lines[27] == "Connect time [ms]: p50 0.0 p90 0.0 p99 0.0 p99.9 0.0 max 0.0");
     CHECK(lines[28] == "Response time [ms]: p50 0.0 p90 0.0 p99 0.0 p99.9 0.0 max 0.0");
-    CHECK(lines[29] ==
+    CHECK(lines[29] == "Reply clock: the client's reads");
+    CHECK(lines[30] ==
           "Client lag [ms]: p50 0.000 p99 0.000 max 0.000 (0 arrivals more than 1 ms late)");
   }
 
@@ -280,14 +295,14 @@ Timing: hybrid, CPU 2.8% of a core (sleeps 40010 polls 2500123 timer-arms 40003;
     s.issue_window_s = 12.5;
     s.issued_rate_per_s = 80.1;
     const auto lines = lines_of(format_text(s));
-    REQUIRE(lines.size() == 33);
-    CHECK(lines[30] ==
+    REQUIRE(lines.size() == 35);
+    CHECK(lines[32] ==
           "Offered rate: sequential (one connection after another), issue window 12.500 s "
           "(first to last arrival), issued rate 80.1 conn/s");
-    CHECK(lines[31] ==
+    CHECK(lines[33] ==
           "Test duration: 133.457 s (start to end of the last connection; httperf's rates "
           "divide by it)");
-    CHECK(lines[32].rfind("Timing: hybrid, CPU 2.8% of a core (sleeps 40010 ", 0) == 0);
+    CHECK(lines[34].rfind("Timing: hybrid, CPU 2.8% of a core (sleeps 40010 ", 0) == 0);
   }
 
   TEST_CASE("an interrupted run ends with a line that says so, and only then") {

@@ -13,25 +13,30 @@ declare -A syn_conns=([1000]=5000 [10000]=20000)
 syn_poisson=e0.001 syn_poisson_rate=1000 syn_poisson_conns=10000
 syn_gaps_py=$repo/scripts/lib/syn_gaps.py
 
-# syn_capture_start PCAP: tcpdump on loopback, pinned to CPU 1 (the server's core: the client's
-# stays its own), writing the SYNs without ACK to $port into PCAP, with its stderr in PCAP.log;
-# sets capture_pid once it captures (5 s at most). The kernel times each packet; a buffer of 64
-# MB keeps a burst from being dropped, and --immediate-mode hands each packet over as it comes
-# (otherwise those of the last block would be lost when tcpdump is stopped).
-syn_capture_start() {
-  local pcap=$1 i
+# capture_start PCAP FILTER: tcpdump on loopback, pinned to CPU 1 (the server's core: the
+# client's stays its own), writing the packets FILTER matches into PCAP, with its stderr in
+# PCAP.log; sets capture_pid once it captures (5 s at most). The kernel times each packet, to
+# the nanosecond; a buffer of 64 MB keeps a burst from being dropped, and --immediate-mode hands
+# each packet over as it comes (otherwise those of the last block would be lost when tcpdump is
+# stopped). Also (o)'s.
+capture_start() {
+  local pcap=$1 filter=$2 i
   server_start "$pcap.log" taskset -c 1 tcpdump -i lo -n -B 65536 -s 128 -Z root \
-    --immediate-mode --time-stamp-precision=nano -w "$pcap" \
-    "tcp dst port $port and tcp[tcpflags] & (tcp-syn|tcp-ack) == tcp-syn"
+    --immediate-mode --time-stamp-precision=nano -w "$pcap" "$filter"
   capture_pid=$server_pid
   for ((i = 0; i < 50; i++)); do
     grep -q 'listening on' "$pcap.log" 2>/dev/null && return 0
     kill -0 "$capture_pid" 2>/dev/null || break
     sleep 0.1
   done
-  log "(g) tcpdump did not start ($pcap.log)"
+  log "tcpdump did not start ($pcap.log)"
   server_stop "$capture_pid"
   return 1
+}
+
+# syn_capture_start PCAP: the SYNs without ACK to $port.
+syn_capture_start() {
+  capture_start "$1" "tcp dst port $port and tcp[tcpflags] & (tcp-syn|tcp-ack) == tcp-syn"
 }
 
 # syn_run WORD SCHEDULE CONNS NOMINAL_GAP_US BASE: one run of the client WORD (modes.sh) on the

@@ -15,6 +15,10 @@ struct Call {
   TimePoint actual{};          // when the client took it up (the arrival, or the burst's start)
   TimePoint send_start{};      // the first byte of the request written
   TimePoint first_byte{};      // the first byte of the reply read
+  // The kernel's times (--clock kernel), on the steady clock; the epoch where it gave none: the
+  // request's transmit timestamp, and the arrival of the reply's first segment.
+  TimePoint send_kernel{};
+  TimePoint first_byte_kernel{};
   std::size_t sent_bytes = 0;  // of the request, so far
   std::size_t request_bytes = 0;  // the size of its request
   std::uint64_t number = 0;    // its number for --print-request/--print-reply (CallPrinter)

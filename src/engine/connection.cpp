@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/call_log.hpp"
 #include "engine/call_printer.hpp"
 #include "engine/loop.hpp"
 #include "net/errno_kind.hpp"
@@ -83,6 +84,8 @@ bool Connection::connect(TimePoint now) {
   replies_ = 0;
   unsent_ = 0;
   failed_ = false;
+  last_kernel_at_ = TimePoint{};
+  previous_kernel_at_ = TimePoint{};
   parser_.reset(calls_.empty() ? context_.workload.replies_have_no_body : calls_.front().no_body);
   reply_bytes_.clear();
 
@@ -119,6 +122,26 @@ void Connection::close_idle(TimePoint now) {
 }
 
 void Connection::register_events(bool want_write) {
+  if (context_.loop.batching()) {
+    // --batch-reads: reads wait in the loop's batch set, and only a write this connection waits
+    // for (its connect, a request not all written) has a registration of its own.
+    if (!batched_.callback) {
+      batched_ = Loop::Batched{&Connection::on_event, this, transport_.fd()};
+      context_.loop.watch_reads(batched_);
+    }
+    if (event_added_ && want_write == write_registered_) return;
+    if (event_added_) {
+      event_del(&event_);
+      event_added_ = false;
+    }
+    write_registered_ = want_write;
+    if (!want_write) return;
+    event_assign(&event_, context_.loop.base(), transport_.fd(),
+                 static_cast<short>(EV_WRITE | EV_ET | EV_PERSIST), &Connection::on_event, this);
+    event_add(&event_, nullptr);
+    event_added_ = true;
+    return;
+  }
   if (event_added_) event_del(&event_);
   // EV_CLOSED (EPOLLRDHUP) tells a close that came with the last bytes, so that a short read
   // can end the reading without one more read() to see EAGAIN.
@@ -261,6 +284,7 @@ bool Connection::flush(TimePoint now) {
       Call& call = calls_.at(unsent_);
       if (call.sent_bytes == 0) {
         call.send_start = now;
+        call.send_kernel = wrote.kernel_at;
         // Request mode: how long the request waited for a connection (and for the client).
         if (context_.workload.pooled && !context_.workload.sessions) {
           context_.collector.request_wait(now - call.intended);
@@ -291,14 +315,22 @@ bool Connection::flush(TimePoint now) {
       ++unsent_;
     }
   }
+  // Batched reads: a write edge is wanted no more (each would wake the client).
+  if (write_registered_ && context_.loop.batching() && transport_.connected()) {
+    register_events(false);
+  }
   touch(now);
   return true;
 }
 
 void Connection::on_readable(TimePoint now, bool peer_closed) {
   const std::span<char> buffer = context_.read_buffer;
+  // TCP gives one receive timestamp per read, the last segment's: a reply's first read takes a
+  // single byte, so that its time is the first segment's, and the rest follows at once.
+  const bool stamped = transport_.kernel_timestamps();
   for (;;) {
-    const net::IoResult got = transport_.read(buffer.data(), buffer.size(), now);
+    const std::size_t want = stamped && !parser_.started() && !calls_.empty() ? 1 : buffer.size();
+    const net::IoResult got = transport_.read(buffer.data(), want, now);
     if (got.connected) {
       // A TLS handshake ended in the read: the requests it held back go now.
       note_connected(got, now);
@@ -306,8 +338,11 @@ void Connection::on_readable(TimePoint now, bool peer_closed) {
     }
     switch (got.status) {
       case net::IoStatus::done:
-        if (take_bytes(buffer.data(), got.bytes, got.at)) return;
+        previous_kernel_at_ = last_kernel_at_;
+        last_kernel_at_ = got.kernel_at;
+        if (take_bytes(buffer.data(), got.bytes, got.at, got.kernel_at)) return;
         touch(got.at);
+        if (want == 1) continue;  // the reply's first byte: the rest is read now
         // Edge triggered: the socket must be left empty, or the bytes left would never be
         // announced again. A read shorter than the buffer emptied it (later bytes make a new
         // edge) and, at a reply's end, that is enough: what comes next is a new edge. Within a
@@ -319,7 +354,8 @@ void Connection::on_readable(TimePoint now, bool peer_closed) {
         // The server closed: that ends a close-delimited body; any other reply is cut short.
         const http::FeedStatus status = parser_.finish();
         if (status == http::FeedStatus::complete && !calls_.empty()) {
-          if (!reply_done(got.at)) server_closed(ErrorKind::connreset, got.at);
+          // Its last byte came with the last bytes read.
+          if (!reply_done(got.at, last_kernel_at_)) server_closed(ErrorKind::connreset, got.at);
         } else if (status == http::FeedStatus::error) {
           fail(parse_error_kind(parser_.error()), got.at);
         } else {
@@ -336,11 +372,15 @@ void Connection::on_readable(TimePoint now, bool peer_closed) {
   }
 }
 
-bool Connection::take_bytes(const char* data, std::size_t length, TimePoint at) {
+bool Connection::take_bytes(const char* data, std::size_t length, TimePoint at,
+                            TimePoint kernel_at) {
   std::size_t offset = 0;
   // Bytes with no call in flight are no reply of anyone's: ignored.
   while (offset < length && !calls_.empty()) {
-    if (!parser_.started()) calls_.front().first_byte = at;
+    if (!parser_.started()) {
+      calls_.front().first_byte = at;
+      calls_.front().first_byte_kernel = kernel_at;
+    }
     std::size_t consumed = 0;
     const http::FeedStatus status = parser_.feed(data + offset, length - offset, consumed);
     if (context_.printer != nullptr && context_.printer->replies()) {
@@ -349,7 +389,7 @@ bool Connection::take_bytes(const char* data, std::size_t length, TimePoint at) 
     switch (status) {
       case http::FeedStatus::complete:
         offset += consumed;
-        if (reply_done(at)) return true;
+        if (reply_done(at, kernel_at)) return true;
         break;
       case http::FeedStatus::error:
         fail(parse_error_kind(parser_.error()), at);
@@ -361,7 +401,18 @@ bool Connection::take_bytes(const char* data, std::size_t length, TimePoint at) 
   return false;
 }
 
-bool Connection::reply_done(TimePoint now) {
+namespace {
+
+// A span between two times, never negative: a kernel timestamp converted to the steady clock
+// carries the conversion's error (tens of nanoseconds), which may put it a hair before a time
+// the client read itself.
+Duration span(TimePoint from, TimePoint to) {
+  return to > from ? to - from : Duration::zero();
+}
+
+}  // namespace
+
+bool Connection::reply_done(TimePoint now, TimePoint kernel_now) {
   // A status beyond the classes HTTP defines is no reply: the status classes add up to the
   // replies.
   if (parser_.status() > 599 || parser_.status() < 100) {
@@ -375,13 +426,36 @@ bool Connection::reply_done(TimePoint now) {
   record.header_bytes = parser_.header_bytes();
   record.body_bytes = parser_.body_bytes();
   record.footer_bytes = parser_.footer_bytes();
-  record.response = call.first_byte - call.send_start;
-  record.transfer = now - call.first_byte;
-  record.latency_intended = now - call.intended;
-  record.latency_actual = now - call.actual;
+  record.user_response = span(call.send_start, call.first_byte);
+  record.user_transfer = span(call.first_byte, now);
+  record.user_latency_intended = span(call.intended, now);
+  // The kernel's times where it gave both ends of the reply; the request's start from its
+  // transmit timestamp where there is one, else from the write.
+  // A receive timestamp later than the wake-up that read it is not the reply's: the kernel
+  // merges a segment that comes while the reply's last one waits to be read (the server's FIN,
+  // most often) into it and gives it the later segment's time. The reply's last byte then came
+  // with the read before (for a reply of one segment, the first byte's: exact).
+  if (kernel_now > now && previous_kernel_at_ != TimePoint{} &&
+      previous_kernel_at_ >= call.first_byte_kernel && previous_kernel_at_ <= now) {
+    kernel_now = previous_kernel_at_;
+  }
+  record.kernel = kernel_now != TimePoint{} && call.first_byte_kernel != TimePoint{};
+  const TimePoint first = record.kernel ? call.first_byte_kernel : call.first_byte;
+  const TimePoint last = record.kernel ? kernel_now : now;
+  record.kernel_send = record.kernel && call.send_kernel != TimePoint{};
+  const TimePoint sent = record.kernel_send ? call.send_kernel : call.send_start;
+  record.response = span(sent, first);
+  record.transfer = span(first, last);
+  record.latency_intended = span(call.intended, last);
+  record.latency_actual = span(call.actual, last);
   // A call that waited for this connection to open spent its connect time in it.
   if (call.actual <= connect_start_) record.connect = connect_time_;
   context_.collector.reply(record);
+  if (context_.call_log != nullptr) {
+    context_.call_log->reply(local_port(transport_.fd()), call, now,
+                             record.kernel ? kernel_now : TimePoint{}, record.status,
+                             record.header_bytes + record.body_bytes + record.footer_bytes);
+  }
   if (context_.printer != nullptr && context_.printer->replies()) {
     context_.printer->reply(call.number, reply_bytes_, record.header_bytes, record.body_bytes,
                             record.footer_bytes);
@@ -487,6 +561,9 @@ void Connection::close_and_release(TimePoint now) {
     event_del(&event_);
     event_added_ = false;
   }
+  write_registered_ = false;
+  // Closing the socket takes it out of the loop's batch set.
+  batched_ = Loop::Batched{};
   context_.loop.cancel(watchdog_);
   if (transport_.is_open()) {
     transport_.close();

@@ -4,18 +4,18 @@
 
 #include <cstdint>
 #include <memory>
-#include <memory>
 #include <string>
 
 #include "core/errors.hpp"
 #include "engine/call.hpp"
 #include "engine/context.hpp"
+#include "engine/loop.hpp"
 #include "engine/store.hpp"
 #include "engine/timer.hpp"
-#include "workload/session_plan.hpp"
 #include "http/response_parser.hpp"
 #include "net/tcp_transport.hpp"
 #include "net/transport.hpp"
+#include "workload/session_plan.hpp"
 
 namespace rateperf::engine {
 
@@ -96,9 +96,11 @@ class Connection {
   // (or reset the connection), so that reading goes on to the end of stream or the error.
   void on_readable(TimePoint now, bool peer_closed);
   // Frames received bytes into replies; true when the connection ended.
-  bool take_bytes(const char* data, std::size_t length, TimePoint at);
-  // Acts on a complete reply of the front call; true when the connection ended.
-  bool reply_done(TimePoint now);
+  // `kernel_at`: the kernel's time of the bytes, where it gave one.
+  bool take_bytes(const char* data, std::size_t length, TimePoint at, TimePoint kernel_at);
+  // Acts on a complete reply of the front call, read at `now` and (where the kernel stamped its
+  // last segment) come in at `kernel_now`; true when the connection ended.
+  bool reply_done(TimePoint now, TimePoint kernel_now);
   void touch(TimePoint now);  // pushes the watchdog back after I/O
   // The transport said it is connected (TLS: its handshake is over): counted once.
   void note_connected(const net::IoResult& result, TimePoint now);
@@ -122,6 +124,7 @@ class Connection {
   Timer watchdog_;
   event event_{};
   bool event_added_ = false;
+  Loop::Batched batched_{};  // --batch-reads: this socket in the loop's batch set
   bool write_registered_ = false;
   TimePoint connect_start_{};
   Duration connect_time_{};          // connect_start_ -> connected; 0 until then
@@ -132,6 +135,8 @@ class Connection {
   CallQueue calls_;
   std::size_t unsent_ = 0;  // index in calls_ of the first call not wholly written
   http::ResponseParser parser_;
+  TimePoint last_kernel_at_{};  // the kernel's time of the last bytes read (a close-delimited end)
+  TimePoint previous_kernel_at_{};  // ...and of the read before them
   std::string reply_bytes_;  // --print-reply: the front call's reply as received so far
   // With a URI source: the requests of the calls queued, from send_front_ on those not wholly
   // written (the bytes before it are written; emptied once all are).

@@ -14,6 +14,7 @@
 
 namespace rateperf::engine {
 
+class CallLog;
 class CallPrinter;
 class Connection;
 class Loop;
@@ -51,6 +52,7 @@ struct ConnectionContext {
   ConnectionOwner& owner;
   CallPrinter* printer = nullptr;  // --print-request/--print-reply; none: nothing is printed
   net::TlsContext* tls = nullptr;  // TLS (--ssl): the worker's client context; none: plain TCP
+  CallLog* call_log = nullptr;     // --call-log: a row per reply; none: no log
 };
 
 }  // namespace rateperf::engine

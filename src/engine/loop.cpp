@@ -1,5 +1,6 @@
 #include "engine/loop.hpp"
 
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -36,8 +37,18 @@ EventBasePtr make_base() {
 
 }  // namespace
 
-Loop::Loop(options::Timing timing)
-    : base_(make_base()), wheel_(TimePoint{}, kWheelTick, kWheelSlots), pacer_(timing) {
+Loop::Loop(options::Timing timing, Duration batch_reads)
+    : base_(make_base()),
+      wheel_(TimePoint{}, kWheelTick, kWheelSlots),
+      pacer_(timing),
+      batch_(batch_reads) {
+  if (batch_ > Duration::zero()) {
+    batch_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+    if (batch_fd_ < 0) throw std::runtime_error("epoll_create1 failed");
+    batch_event_.reset(
+        event_new(base_.get(), batch_fd_, EV_READ | EV_PERSIST, &Loop::on_batch, this));
+    if (!batch_event_) throw std::runtime_error("libevent: cannot create events");
+  }
   // Edge triggered, so it needs no read(): each expiry is a new edge.
   timer_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   if (timer_fd_ < 0) throw std::runtime_error("timerfd_create failed");
@@ -48,7 +59,49 @@ Loop::Loop(options::Timing timing)
 
 Loop::~Loop() {
   wakeup_.reset();
+  batch_event_.reset();
   if (timer_fd_ >= 0) ::close(timer_fd_);
+  if (batch_fd_ >= 0) ::close(batch_fd_);
+}
+
+void Loop::watch_reads(Batched& socket) {
+  epoll_event interest{};
+  interest.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
+  interest.data.ptr = &socket;
+  ::epoll_ctl(batch_fd_, EPOLL_CTL_ADD, socket.fd, &interest);
+}
+
+void Loop::on_batch(evutil_socket_t, short, void* self) {
+  static_cast<Loop*>(self)->drain_batch();
+}
+
+void Loop::drain_batch() {
+  constexpr int kMost = 128;
+  epoll_event ready[kMost];
+  for (;;) {
+    const int n = ::epoll_wait(batch_fd_, ready, kMost, 0);
+    for (int i = 0; i < n; ++i) {
+      auto* socket = static_cast<Batched*>(ready[i].data.ptr);
+      // An error or a hang-up is read to its end, as a close is; never taken for a write edge
+      // (the batch set holds reads only).
+      const std::uint32_t events = ready[i].events;
+      short what = EV_READ;
+      if (events & (EPOLLRDHUP | EPOLLERR | EPOLLHUP)) what = static_cast<short>(what | EV_CLOSED);
+      socket->callback(socket->fd, what, socket->argument);
+      if (stopped_) return;
+    }
+    if (n < kMost) return;
+  }
+}
+
+void Loop::watch_batch(bool on) {
+  if (on == batch_watched_) return;
+  if (on) {
+    event_add(batch_event_.get(), nullptr);
+  } else {
+    event_del(batch_event_.get());
+  }
+  batch_watched_ = on;
 }
 
 void Loop::reset(TimePoint start) {
@@ -65,6 +118,13 @@ void Loop::run() {
   TimePoint now = Clock::now();
   while (!stopped_) {
     deferred_ = false;
+    // The replies that came since the last turn, before any timer: a watchdog must not time
+    // out a reply that is waiting to be read.
+    if (batch_fd_ >= 0) {
+      drain_batch();
+      if (stopped_) break;
+      now = Clock::now();
+    }
     if (next_ && now >= *next_) serve(now);
     if (stopped_) break;
     if (now - window_start_ >= kBusyWindow) {
@@ -73,6 +133,7 @@ void Loop::run() {
       window_start_ = now;
     }
     const Wait wait = pacer_.plan(now, next_, busy_);
+    if (batch_fd_ >= 0) watch_batch(wait.sleep && (!wait.wake_at || *wait.wake_at - now > batch_));
     if (wait.sleep) {
       if (wait.wake_at) arm(*wait.wake_at);
       ++figures_.sleeps;
@@ -84,6 +145,7 @@ void Loop::run() {
     now = Clock::now();
   }
   event_del(wakeup_.get());
+  if (batch_fd_ >= 0) watch_batch(false);
 }
 
 void Loop::stop() {

@@ -31,10 +31,25 @@ struct LoopFigures {
 // sockets without sleeping. The timerfd is set only when the loop is about to sleep and the
 // wake-up must come earlier than the one already set: a loop that is never idle sets it never.
 //
+// --batch-reads D: the sockets' read readiness goes to a second epoll set of the loop's own,
+// which the loop drains (one epoll_wait with no timeout) at the start of every turn, before any
+// timer fires; it sleeps on that set too only when its next deadline is further than D away. A
+// reply that comes between two wake-ups so waits for the next one, at most D, instead of
+// waking the client: its times are the kernel's, which the wait does not change.
+//
 // Owned by one Worker and used only on the thread that runs it.
 class Loop {
  public:
-  explicit Loop(options::Timing timing = options::Timing::automatic);
+  // A socket in the batch set: its callback (libevent's signature) and argument, called with
+  // EV_READ, and EV_CLOSED when the peer closed or the socket has an error.
+  struct Batched {
+    event_callback_fn callback = nullptr;
+    void* argument = nullptr;
+    evutil_socket_t fd = -1;
+  };
+
+  explicit Loop(options::Timing timing = options::Timing::automatic,
+                Duration batch_reads = Duration::zero());
   ~Loop();
   Loop(const Loop&) = delete;
   Loop& operator=(const Loop&) = delete;
@@ -69,6 +84,12 @@ class Loop {
   // catch_up() does not serve it.
   void defer_to_next_turn() { deferred_ = true; }
 
+  // --batch-reads is on: sockets wait for their reads in the batch set.
+  bool batching() const { return batch_fd_ >= 0; }
+  // Puts `socket`'s read readiness in the batch set (edge triggered); closing the socket takes
+  // it out. `socket` stays where it is until then.
+  void watch_reads(Batched& socket);
+
   // Runs until stop().
   void run();
   // Ends run() after the current callback.
@@ -78,6 +99,11 @@ class Loop {
 
  private:
   static void on_wakeup(evutil_socket_t, short, void* self);
+  static void on_batch(evutil_socket_t, short, void* self);
+  // Calls back every socket of the batch set that became ready.
+  void drain_batch();
+  // Sleeps on the batch set too (or not): only when the sleep may be longer than batch_.
+  void watch_batch(bool on);
   // Fires every due timer, then notes the next deadline.
   void serve(TimePoint now);
   // next_ stays a lower bound of every armed deadline, so that a turn of the loop with nothing
@@ -93,6 +119,10 @@ class Loop {
   Pacer pacer_;
   int timer_fd_ = -1;  // the wake-up timerfd, read by wakeup_
   EventPtr wakeup_;
+  Duration batch_{};   // --batch-reads
+  int batch_fd_ = -1;  // the batch set's epoll descriptor; -1: no batching
+  EventPtr batch_event_;
+  bool batch_watched_ = false;
   bool armed_ = false;  // the timerfd is set and has not fired yet
   TimePoint armed_at_{};
   std::optional<TimePoint> next_;  // no armed deadline is earlier than this; none: no timer

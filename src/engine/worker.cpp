@@ -50,13 +50,16 @@ Worker::Worker(const WorkerSetup& setup)
       shares_(setup.shares),
       samples_(setup.samples),
       publish_progress_(setup.publish_progress),
-      loop_(setup.config.timing),
+      loop_(setup.config.timing, setup.batch_reads),
       addresses_(setup.endpoints, setup.config.all_server_addresses,
                  setup.sources != nullptr ? *setup.sources : std::vector<net::Endpoint>{},
                  setup.config.hog, setup.share, setup.shares),
-      socket_options_{setup.config.send_buffer_bytes, setup.config.recv_buffer_bytes,
-                    setup.workload.max_in_flight > 1, setup.config.close_with_reset,
-                    addresses_.binds() ? &addresses_ : nullptr},
+      socket_options_{setup.config.send_buffer_bytes,
+                      setup.config.recv_buffer_bytes,
+                      setup.workload.max_in_flight > 1,
+                      setup.config.close_with_reset,
+                      addresses_.binds() ? &addresses_ : nullptr,
+                      setup.kernel_clock},
       tls_(setup.config.tls ? std::make_unique<net::TlsContext>(tls_settings_of(setup.config))
                             : nullptr),
       read_buffer_(kReadBufferBytes),
@@ -72,7 +75,8 @@ Worker::Worker(const WorkerSetup& setup)
                .buffer_refusals = result_.buffer_refusals,
                .owner = *this,
                .printer = setup.printer,
-               .tls = tls_.get()},
+               .tls = tls_.get(),
+               .call_log = setup.call_log},
       connections_(context_) {
   stop_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (stop_fd_ < 0) throw std::runtime_error("eventfd failed");

@@ -48,6 +48,11 @@ struct WorkerSetup {
   SampleSink* samples = nullptr;            // reply-rate samples as they close, if wanted
   bool publish_progress = false;            // keep progress() current, once a second
   CallPrinter* printer = nullptr;           // --print-request/--print-reply, shared; or none
+  // --clock kernel, where the kernel gives timestamps: the run's conversion of them to the
+  // steady clock; none: the client's clock times the replies.
+  const RealtimeOffset* kernel_clock = nullptr;
+  Duration batch_reads{};       // --batch-reads in effect (kernel clock only); zero: at once
+  CallLog* call_log = nullptr;  // --call-log, shared; or none
 };
 
 // What a worker's run produced.

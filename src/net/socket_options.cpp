@@ -1,5 +1,8 @@
 #include "net/socket_options.hpp"
 
+#include <arpa/inet.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -89,6 +92,70 @@ std::vector<std::string> check_buffer_sizes(int family, const SocketOptions& siz
   check(kRecv, sizes.recv_bytes);
   ::close(fd);
   return warnings;
+}
+
+TimestampKeeper::TimestampKeeper(int family) {
+  fd_ = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) {
+    refused_ = std::string("cannot make a socket to try them (") + std::strerror(errno) + ")";
+    return;
+  }
+  // OPT_ID waits for a connect; the rest is what each connection asks for.
+  const unsigned flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_TX_SOFTWARE |
+                         SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_TSONLY;
+  if (::setsockopt(fd_, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags) != 0) {
+    refused_ = std::string("the kernel refused SO_TIMESTAMPING (") + std::strerror(errno) + ")";
+    return;
+  }
+  wait_until_stamping();
+}
+
+void TimestampKeeper::wait_until_stamping() {
+  // The stamping comes on once the kernel's work item has run, some microseconds from now:
+  // a datagram to ourselves on loopback comes back stamped once it is. At most 200 ms (a
+  // namespace without loopback up gets no answer, and the run goes on).
+  const int probe = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (probe < 0) return;
+  const unsigned flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+  sockaddr_in self{};
+  self.sin_family = AF_INET;
+  self.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof self;
+  if (::setsockopt(probe, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags) == 0 &&
+      ::bind(probe, reinterpret_cast<const sockaddr*>(&self), sizeof self) == 0 &&
+      ::getsockname(probe, reinterpret_cast<sockaddr*>(&self), &length) == 0) {
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      const char byte = 0;
+      if (::sendto(probe, &byte, 1, 0, reinterpret_cast<const sockaddr*>(&self), sizeof self) !=
+          1) {
+        break;
+      }
+      ::usleep(attempt == 0 ? 100 : 1000);
+      char buffer[1];
+      iovec data{buffer, sizeof buffer};
+      alignas(cmsghdr) char control[256];
+      msghdr message{};
+      message.msg_iov = &data;
+      message.msg_iovlen = 1;
+      message.msg_control = control;
+      message.msg_controllen = sizeof control;
+      if (::recvmsg(probe, &message, 0) != 1) continue;
+      bool stamped = false;
+      for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING) {
+          scm_timestamping stamps{};
+          std::memcpy(&stamps, CMSG_DATA(c), sizeof stamps);
+          stamped = stamps.ts[0].tv_sec != 0 || stamps.ts[0].tv_nsec != 0;
+        }
+      }
+      if (stamped) break;
+    }
+  }
+  ::close(probe);
+}
+
+TimestampKeeper::~TimestampKeeper() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 }  // namespace rateperf::net

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.hpp"
+
 namespace rateperf::net {
 
 class Addresses;
@@ -21,6 +23,33 @@ struct SocketOptions {
   bool reset_on_close = false;
   // --myaddr, --hog: binds each socket before its connect; none: the kernel chooses.
   Addresses* addresses = nullptr;
+  // --clock kernel: each socket asks for the kernel's software timestamps (SO_TIMESTAMPING:
+  // received bytes, and each send's transmission), converted to the steady clock with this
+  // offset; none: the client's own clock only.
+  const RealtimeOffset* kernel_clock = nullptr;
+};
+
+// Software receive timestamps for the run: a TCP socket of `family` that asks for them, kept
+// open until the end. Linux stamps received packets only while some socket wants it, and turns
+// the stamping on and off through a deferred work item: without a socket that holds it on,
+// connections opened one after another would each turn it on anew, and their replies could
+// come before it is on (a run of 10 sequential connections had 4 replies unstamped). Made
+// before the run, so that the stamping is on before the first connection.
+class TimestampKeeper {
+ public:
+  explicit TimestampKeeper(int family);
+  ~TimestampKeeper();
+  TimestampKeeper(const TimestampKeeper&) = delete;
+  TimestampKeeper& operator=(const TimestampKeeper&) = delete;
+
+  // Empty when the kernel gives timestamps; otherwise why not (for the note).
+  const std::string& refused() const { return refused_; }
+
+ private:
+  void wait_until_stamping();
+
+  int fd_ = -1;
+  std::string refused_;
 };
 
 // Sets the options on a new socket. Returns false when the kernel refused a buffer size.

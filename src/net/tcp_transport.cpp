@@ -1,9 +1,13 @@
 #include "net/tcp_transport.hpp"
 
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "net/addresses.hpp"
 
@@ -16,6 +20,24 @@ IoResult failed(int error) {
   result.status = IoStatus::failed;
   result.error = error;
   return result;
+}
+
+// Room for the control messages of a timestamped read or error-queue message: the timestamps
+// and, from the error queue, the extended error that carries the send's key.
+constexpr std::size_t kControlBytes =
+    CMSG_SPACE(sizeof(scm_timestamping)) + CMSG_SPACE(sizeof(sock_extended_err)) + 64;
+
+// The software timestamp of a message's control data, if it has one.
+bool software_stamp(msghdr& message, timespec& stamp) {
+  for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING) {
+      scm_timestamping stamps{};
+      std::memcpy(&stamps, CMSG_DATA(c), sizeof stamps);
+      stamp = stamps.ts[0];
+      return stamp.tv_sec != 0 || stamp.tv_nsec != 0;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -37,13 +59,54 @@ IoResult TcpTransport::connect(const Endpoint& to) {
   }
   if (::connect(fd_, reinterpret_cast<const sockaddr*>(&to.address), to.length) == 0) {
     connected_ = true;
+    start_stamping();
     IoResult result;
     result.status = IoStatus::done;
     result.connected = true;
     return result;
   }
   if (errno != EINPROGRESS) return failed(errno);
+  start_stamping();
   return IoResult{};  // again
+}
+
+void TcpTransport::start_stamping() {
+  stamping_ = false;
+  sent_bytes_ = 0;
+  if (options_.kernel_clock == nullptr) return;
+  // After connect() has started, so that OPT_ID numbers the sends from the first data byte
+  // (the kernel refuses it on a TCP socket not yet connecting). TSONLY: the error queue gives
+  // back the timestamp alone, not a copy of the packet.
+  const unsigned flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_TX_SOFTWARE |
+                         SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
+                         SOF_TIMESTAMPING_OPT_TSONLY;
+  stamping_ = ::setsockopt(fd_, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags) == 0;
+}
+
+TimePoint TcpTransport::collect_transmit_stamps() {
+  // A few at most: one per send since the last look.
+  for (int i = 0; i < 16; ++i) {
+    alignas(cmsghdr) char control[kControlBytes];
+    msghdr message{};
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    if (::recvmsg(fd_, &message, MSG_ERRQUEUE) < 0) break;  // EAGAIN: none (yet)
+    timespec stamp{};
+    const bool stamped = software_stamp(message, stamp);
+    for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+      const bool error = (c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
+                         (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR);
+      if (!error) continue;
+      sock_extended_err extended{};
+      std::memcpy(&extended, CMSG_DATA(c), sizeof extended);
+      if (stamped && extended.ee_origin == SO_EE_ORIGIN_TIMESTAMPING &&
+          extended.ee_info == SCM_TSTAMP_SND && extended.ee_data == sent_bytes_ - 1) {
+        stamp_pending_ = false;
+        return options_.kernel_clock->to_steady(stamp);
+      }
+    }
+  }
+  return TimePoint{};
 }
 
 IoResult TcpTransport::finish_connect() {
@@ -70,6 +133,11 @@ IoResult TcpTransport::write(const char* data, std::size_t length, TimePoint now
       result.status = IoStatus::done;
       result.bytes = static_cast<std::size_t>(n);
       result.at = now;
+      if (stamping_ && n > 0) {
+        sent_bytes_ += static_cast<std::uint32_t>(n);
+        stamp_pending_ = true;
+        result.kernel_at = collect_transmit_stamps();
+      }
       // Bytes accepted by the kernel prove the handshake complete.
       if (!connected_ && n > 0) {
         connected_ = true;
@@ -86,10 +154,30 @@ IoResult TcpTransport::write(const char* data, std::size_t length, TimePoint now
 }
 
 IoResult TcpTransport::read(char* buffer, std::size_t capacity, TimePoint now) {
+  // A transmit timestamp that came after its send() returned (a packet held back by the
+  // congestion window, or a device that stamps late) is taken off the error queue, which would
+  // otherwise fill with them; too late to time its request.
+  if (stamp_pending_) collect_transmit_stamps();
   for (;;) {
-    const ssize_t n = ::read(fd_, buffer, capacity);
     IoResult result;
     result.at = now;
+    ssize_t n = 0;
+    if (stamping_) {
+      iovec bytes{buffer, capacity};
+      alignas(cmsghdr) char control[kControlBytes];
+      msghdr message{};
+      message.msg_iov = &bytes;
+      message.msg_iovlen = 1;
+      message.msg_control = control;
+      message.msg_controllen = sizeof control;
+      n = ::recvmsg(fd_, &message, 0);
+      timespec stamp{};
+      if (n > 0 && software_stamp(message, stamp)) {
+        result.kernel_at = options_.kernel_clock->to_steady(stamp);
+      }
+    } else {
+      n = ::read(fd_, buffer, capacity);
+    }
     if (n > 0) {
       result.status = IoStatus::done;
       result.bytes = static_cast<std::size_t>(n);
@@ -109,6 +197,8 @@ void TcpTransport::close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   connected_ = false;
+  stamping_ = false;
+  stamp_pending_ = false;
 }
 
 }  // namespace rateperf::net

@@ -27,9 +27,14 @@ struct IoResult {
   // ClientHello to the end, and whether the session was resumed.
   Duration handshake{};
   bool resumed = false;
-  // read: when the bytes were read. The time of the readiness event for now; a transport that
-  // asks the kernel for receive timestamps can give the packet's own time instead.
+  // read: when the bytes were read (the time of the readiness event); write: when they were
+  // written.
   TimePoint at{};
+  // The kernel's own time of the bytes, on the steady clock, where it gave one (--clock
+  // kernel); the epoch otherwise. read: when the packet with the last byte read came in (TCP
+  // gives one timestamp per read, the last segment's). write: when the packet with the last
+  // byte written left (the transmit timestamp, if the kernel queued it before send() returned).
+  TimePoint kernel_at{};
 };
 
 // A byte stream to one endpoint, non-blocking, driven by the readiness events of the descriptor
@@ -57,6 +62,9 @@ class Transport {
   // The kernel refused a socket option of the last connect() (a buffer size): counted, never
   // fatal.
   virtual bool options_refused() const = 0;
+  // The kernel timestamps this connection's packets (IoResult::kernel_at); plain TCP with
+  // --clock kernel, where the kernel accepted.
+  virtual bool kernel_timestamps() const { return false; }
   // A write returned `again` until the peer answers (a TLS handshake in progress): the next
   // read edge, not only a write edge, should retry it.
   virtual bool write_waits_for_read() const { return false; }

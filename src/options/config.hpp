@@ -66,6 +66,11 @@ enum class Timing {
   spin,       // never sleeps
 };
 
+// Which clock times the replies (--clock): the kernel's receive (and transmit) timestamps of
+// the packets (SO_TIMESTAMPING), falling back to the client's own reads where the kernel gives
+// none, or the client's reads only.
+enum class ReplyClock { kernel, user };
+
 // The shape of the text report (--format): httperf's (and rateperf's own lines), ab's or
 // siege's, each with the other tool's labels verbatim.
 enum class ReportFormat { httperf, ab, siege };
@@ -163,6 +168,10 @@ struct Config {
   std::optional<std::uint32_t> recv_buffer_bytes;
 
   Timing timing = Timing::automatic;  // --timing
+  ReplyClock clock = ReplyClock::kernel;  // --clock
+  // --batch-reads: replies are read at the loop's next wake-up, at most this long after they
+  // came, instead of waking the client for each (kernel clock only); zero: at once.
+  Duration batch_reads{};
 
   // --threads: share-nothing workers, each on a thread of its own with its own loop, taking
   // arrivals k, k + N, ... of the one schedule; --cpus: the CPUs they are pinned to in turn
@@ -192,6 +201,7 @@ struct Config {
   // --interval: the length of the time series' intervals; --series: its CSV file ("-": stdout).
   Duration interval = std::chrono::seconds(1);
   std::string series_path;
+  std::string call_log_path;  // --call-log: one CSV row per reply, with both clocks' times
   std::string json_path;  // --json: where to write the JSON document ("-": stdout); empty: none
   std::string csv_path;   // --csv: the CSV file to append a row to ("-": stdout); empty: none
   bool quiet = false;     // --quiet: no live progress line on stderr

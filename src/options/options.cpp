@@ -129,6 +129,13 @@ void check_tls(const Config& config, const std::set<std::string_view>& seen) {
   }
 }
 
+// Batched reads keep their times only by the kernel's clock.
+void check_clock(const Config& config) {
+  if (config.batch_reads > Duration::zero() && config.clock == ReplyClock::user) {
+    fail("--batch-reads", "needs --clock kernel (a reply read late keeps its time only by the kernel's timestamps)");
+  }
+}
+
 }  // namespace
 
 Parsed parse(int argc, const char* const* argv, bool recorded) {
@@ -214,6 +221,7 @@ Parsed parse(int argc, const char* const* argv, bool recorded) {
   check_closed_loop(config, seen);
   check_request_mode(config, seen);
   check_tls(config, seen);
+  check_clock(config);
   // TLS's port, unless one is named.
   if (config.tls && !port_named) config.port = 443;
   check_sessions(config, seen);

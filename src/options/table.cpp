@@ -217,6 +217,7 @@ constexpr std::array<std::string_view, 2> kServerAddresses = {"first", "all"};
 constexpr std::array<std::string_view, 5> kSslProtocols = {"auto", "TLSv1.0", "TLSv1.1", "TLSv1.2",
                                                           "TLSv1.3"};
 constexpr std::array<std::string_view, 4> kTimings = {"auto", "sleep", "hybrid", "spin"};
+constexpr std::array<std::string_view, 2> kClocks = {"kernel", "user"};
 constexpr std::array<std::string_view, 3> kFormats = {"httperf", "ab", "siege"};
 
 void apply_timing(Config& c, std::string_view v) {
@@ -473,6 +474,23 @@ const std::array kOptions = {
     .echo_rank = 200, .echo = [](const Config& c, std::string& l) {
       if (c.timing != Timing::automatic) add(l, "--timing=" + std::string(timing_name(c.timing))); },
     .json = [](const Config& c, json& j) { j["timing"] = timing_name(c.timing); }},
+  OptionSpec{.name = "clock", .group = Group::load, .kind = ValueKind::choice,
+    .value_name = "CLOCK", .help = "kernel or user: what times the replies, the kernel's packet timestamps or the client's reads (default kernel)",
+    .choices = kClocks, .apply = [](Config& c, std::string_view v) {
+      if (v == "kernel") c.clock = ReplyClock::kernel;
+      else if (v == "user") c.clock = ReplyClock::user;
+      else fail("--clock", "expected kernel or user (got " + quoted(v) + ")"); },
+    .echo_rank = 201, .echo = [](const Config& c, std::string& l) {
+      if (c.clock != ReplyClock::kernel) add(l, "--clock=user"); },
+    .json = [](const Config& c, json& j) { j["clock"] = c.clock == ReplyClock::kernel ? "kernel" : "user"; }},
+  OptionSpec{.name = "batch-reads", .group = Group::load, .kind = ValueKind::seconds,
+    .value_name = "S", .help = "read replies at the loop's next wake-up, at most S seconds after they came, not at once (kernel clock; default 0: at once)",
+    .apply = [](Config& c, std::string_view v) {
+      c.batch_reads = to_duration("--batch-reads", parse_seconds("--batch-reads", v), v);
+      if (c.batch_reads > std::chrono::seconds(1)) fail("--batch-reads", "must be at most 1 second (got " + std::string(v) + ")"); },
+    .echo_rank = 202, .echo = [](const Config& c, std::string& l) {
+      echo_seconds(l, "--batch-reads", c.batch_reads); },
+    .json = [](const Config& c, json& j) { j["batch_reads_s"] = to_s(c.batch_reads); }},
   OptionSpec{.name = "threads", .group = Group::load, .kind = ValueKind::whole, .value_name = "N",
     .help = "workers on threads of their own, each taking every Nth arrival of the one schedule (default 1)",
     .apply = [](Config& c, std::string_view v) {
@@ -752,6 +770,11 @@ const std::array kOptions = {
     .apply = [](Config& c, std::string_view v) {
       if (v.empty()) fail("--series", "expects a file name or -");
       c.series_path = v; }},
+  OptionSpec{.name = "call-log", .group = Group::output, .kind = ValueKind::file, .value_name = "FILE",
+    .help = "write one CSV row per reply to FILE: its port and times, by the client's and the kernel's clocks",
+    .apply = [](Config& c, std::string_view v) {
+      if (v.empty()) fail("--call-log", "expects a file name");
+      c.call_log_path = v; }},
   OptionSpec{.name = "dump", .group = Group::output, .kind = ValueKind::file, .value_name = "FILE",
     .help = "write this run's lossless result file to FILE, for rateperf merge",
     .apply = [](Config& c, std::string_view v) {

@@ -90,6 +90,27 @@ nlohmann::json ms_figures_of(const stats::MsFigures& f) {
           {"stddev_ms", f.stddev_ms}, {"median_ms", f.median_ms}, {"max_ms", f.max_ms}};
 }
 
+// Which clock timed the reply figures, and the client's own figures of the same replies.
+nlohmann::json clock_of(const stats::Summary& s) {
+  const stats::ClockFigures& c = s.clock;
+  return {{"asked", c.kernel || !c.fallback.empty() ? "kernel" : "user"},
+          {"kernel", c.kernel},
+          {"fallback", c.fallback.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.fallback)},
+          {"replies", c.replies},
+          {"kernel_replies", c.kernel_replies},
+          {"user_replies", c.user_replies},
+          {"kernel_sends", c.kernel_sends},
+          {"connect", "user"},
+          {"batch_reads_s", c.batch_reads_s},
+          {"wall_clock_steps", c.wall_clock_steps},
+          {"largest_step_ms", c.largest_step_ms},
+          {"user",
+           {{"response_avg_ms", c.user_response_avg_ms},
+            {"transfer_avg_ms", c.user_transfer_avg_ms},
+            {"latency_intended", c.user_latency},
+            {"response_time", c.user_response_time}}}};
+}
+
 // The closed loop's settings, and ab's figures (--format ab), which any run has.
 nlohmann::json loop_of(const stats::Summary& s) {
   return {{"kind", s.concurrency > 0 ? "closed" : "open"},
@@ -206,6 +227,7 @@ nlohmann::json to_json_document(const stats::Summary& s, const options::Config& 
       {"response_time", s.response_time},
       {"request_wait", s.request_wait},
       {"served_within_ms", served_within_of(s.served_within_ms)},
+      {"clock", clock_of(s)},
       {"loop", loop_of(s)},
       {"ab", ab_of(s)},
       {"lag",

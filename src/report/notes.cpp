@@ -35,6 +35,26 @@ void print_notes(const run::Outcome& outcome, std::FILE* out) {
                  "not measured here; bound them (NTP, PTP)\n",
                  s.start_time_utc.c_str());
   }
+  if (!s.clock.fallback.empty()) {
+    std::fprintf(
+        out,
+        "rateperf: the client's clock timed the replies, not the kernel's timestamps "
+        "(--clock kernel): %s%s\n",
+        s.clock.fallback.c_str(),
+        outcome.batch_reads_dropped ? "; --batch-reads is off, each reply read at once" : "");
+  } else if (s.clock.kernel && s.clock.user_replies > 0) {
+    std::fprintf(out,
+                 "rateperf: the kernel stamped the packets of %" PRIu64 " of %" PRIu64
+                 " replies; the client's clock timed the other %" PRIu64 "\n",
+                 s.clock.kernel_replies, s.replies, s.clock.user_replies);
+  }
+  if (s.clock.wall_clock_steps > 0) {
+    std::fprintf(out,
+                 "rateperf: the wall clock was stepped %" PRIu64
+                 " times during the run (the largest %.3f ms): kernel timestamps near a step may "
+                 "be off by it\n",
+                 s.clock.wall_clock_steps, s.clock.largest_step_ms);
+  }
   if (s.client_limited) {
     std::fprintf(out,
                  "rateperf: warning: the client fell behind its schedule (lag p99 %.3f ms, above "

@@ -116,6 +116,30 @@ void append_error_line(std::string& out, const stats::Summary& s,
 // "Reply time", "Connect time" is not "Connection time", and the parse-error line is a third
 // "Errors:" line whose first label is not "total" or "fd-unavail"), so that parsers of
 // httperf's report, which match on labels, are not misled by them.
+// Which clock timed the reply figures above, and (when it was the kernel's) the client's own
+// figures of the same replies beside them.
+void append_clock(std::string& out, const stats::Summary& s) {
+  const stats::ClockFigures& c = s.clock;
+  if (!c.kernel) {
+    appendf(out, "Reply clock: the client's reads%s%s%s\n", c.fallback.empty() ? "" : " (",
+            c.fallback.c_str(), c.fallback.empty() ? "" : ")");
+    return;
+  }
+  appendf(out,
+          "Reply clock: kernel timestamps for %" PRIu64 " of %" PRIu64 " replies (%" PRIu64
+          " from the request's transmit stamp), the client's reads for the "
+          "rest; connect times the client's",
+          c.kernel_replies, s.replies, c.kernel_sends);
+  if (c.batch_reads_s > 0)
+    appendf(out, "; replies read in batches within %.3g ms", c.batch_reads_s * 1e3);
+  out += "\n";
+  appendf(out,
+          "Client's clock [ms]: latency p50 %.1f p99 %.1f, response p50 %.1f p99 %.1f, reply "
+          "time response %.1f transfer %.1f (the same replies as the client read them)\n",
+          c.user_latency.p50_ms, c.user_latency.p99_ms, c.user_response_time.p50_ms,
+          c.user_response_time.p99_ms, c.user_response_avg_ms, c.user_transfer_avg_ms);
+}
+
 void append_rateperf_lines(std::string& out, const stats::Summary& s) {
   // The parse-error line is always printed, zeros included, so that parsers can rely on it;
   // TLS's kinds have a line of their own in TLS runs.
@@ -142,6 +166,7 @@ void append_rateperf_lines(std::string& out, const stats::Summary& s) {
             s.tls.cipher.empty() ? "-" : s.tls.cipher.c_str());
   }
   append_percentiles(out, "Response time [ms]:", s.response_time, "");
+  append_clock(out, s);
   appendf(out,
           "Client lag [ms]: p50 %.3f p99 %.3f max %.3f (%" PRIu64
           " arrivals more than 1 ms late)\n",

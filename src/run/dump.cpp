@@ -249,6 +249,11 @@ Merged merge_dumps(const std::vector<std::string>& paths) {
     info.think_s = part.think_s;
     info.sessions = part.sessions;
     info.tls = part.tls;
+    info.clock_kernel = info.clock_kernel || part.clock_kernel;
+    if (info.clock_fallback.empty()) info.clock_fallback = part.clock_fallback;
+    info.batch_reads_s = part.batch_reads_s;
+    info.wall_clock_steps += part.wall_clock_steps;
+    info.largest_step_ms = std::max(info.largest_step_ms, part.largest_step_ms);
     info.timing.mode = part.timing.mode;
     info.timing.add(part.timing);
     // A part without arrivals (a shard past the end of a short schedule) has no arrival times.

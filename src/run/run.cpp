@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/call_log.hpp"
 #include "engine/worker.hpp"
 #include "net/addresses.hpp"
 #include "net/endpoint.hpp"
@@ -201,6 +202,31 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
       throw UsageError(problem);
     }
   }
+  // --clock kernel: the kernel's timestamps time the replies, unless this kernel or transport
+  // gives none; then the client's clock does, and the report says why.
+  RealtimeOffset wall_clock;
+  std::string clock_fallback;
+  std::optional<net::TimestampKeeper> stamping;
+  if (config.clock == options::ReplyClock::kernel) {
+    if (config.tls) {
+      clock_fallback =
+          "TLS reads go through OpenSSL, which does not hand back the kernel's timestamps";
+    } else {
+      stamping.emplace(endpoints.front().family());
+      clock_fallback = stamping->refused();
+    }
+  }
+  const bool kernel_clock = config.clock == options::ReplyClock::kernel && clock_fallback.empty();
+  const Duration batch_reads = kernel_clock ? config.batch_reads : Duration::zero();
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> call_log_file(nullptr, &std::fclose);
+  std::unique_ptr<engine::CallLog> call_log;
+  if (!config.call_log_path.empty()) {
+    call_log_file.reset(std::fopen(config.call_log_path.c_str(), "w"));
+    if (!call_log_file) {
+      throw RunError("--call-log " + config.call_log_path + ": " + std::strerror(errno));
+    }
+    call_log = std::make_unique<engine::CallLog>(call_log_file.get(), wall_clock);
+  }
   const auto gauge = std::make_shared<stats::OpenGauge>();
   std::unique_ptr<engine::CallPrinter> printer;
   if (config.print_request.any() || config.print_reply.any()) {
@@ -226,10 +252,14 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
                             .gauge = gauge,
                             .samples = board.get(),
                             .publish_progress = static_cast<bool>(listeners.on_progress),
-                            .printer = printer.get()}));
+                            .printer = printer.get(),
+                            .kernel_clock = kernel_clock ? &wall_clock : nullptr,
+                            .batch_reads = batch_reads,
+                            .call_log = call_log.get()}));
     watched.push_back(workers.back().get());
   }
-  Watcher watcher(watched, listeners.on_progress, config.shard_arrivals());
+  Watcher watcher(watched, listeners.on_progress, config.shard_arrivals(),
+                  kernel_clock ? &wall_clock : nullptr);
 
   rusage before{};
   ::getrusage(RUSAGE_SELF, &before);
@@ -251,6 +281,8 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   watcher.start(start);
   std::vector<engine::WorkerResult> results = run_workers(workers, config.cpus, start);
   watcher.finish();
+  if (kernel_clock) wall_clock.measure();
+  call_log.reset();
   rusage after{};
   ::getrusage(RUSAGE_SELF, &after);
   if (listeners.on_end) listeners.on_end();
@@ -288,6 +320,12 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   info.verbose = config.verbose > 0;
   info.start_time_utc = start_time_utc;
   info.timing = timing_of(config, results);
+  outcome.batch_reads_dropped = config.batch_reads > Duration::zero() && !kernel_clock;
+  info.clock_kernel = kernel_clock;
+  info.clock_fallback = clock_fallback;
+  info.batch_reads_s = to_s(batch_reads);
+  info.wall_clock_steps = wall_clock.steps();
+  info.largest_step_ms = static_cast<double>(wall_clock.largest_step_ns()) / 1e6;
   outcome.summary = stats::summarize(merged, info);
   outcome.start_at = config.start_at_unix_ns.has_value();
   if (dump) dump->write(config, merged, info, start_unix_ns);

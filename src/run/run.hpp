@@ -30,6 +30,7 @@ struct Outcome {
   std::uint64_t descriptor_limit = 0;  // the descriptors allowed (ulimit -n); 0 if unknown
   std::uint64_t buffer_refusals = 0;   // sockets on which the kernel refused a buffer size
   bool start_at = false;               // the schedule started at --start-at, by this host's clock
+  bool batch_reads_dropped = false;    // --batch-reads was asked, but the kernel's clock is off
 };
 
 // Readies the process before anything else: SIGPIPE ignored (a server that resets mid-write is

@@ -19,8 +19,12 @@ constexpr Duration kProgressDelay = std::chrono::milliseconds(20);
 
 }  // namespace
 
-Watcher::Watcher(std::vector<engine::Worker*> workers, ProgressFn on_progress, std::uint64_t total)
-    : workers_(std::move(workers)), on_progress_(std::move(on_progress)), total_(total) {
+Watcher::Watcher(std::vector<engine::Worker*> workers, ProgressFn on_progress, std::uint64_t total,
+                 RealtimeOffset* wall_clock)
+    : workers_(std::move(workers)),
+      on_progress_(std::move(on_progress)),
+      total_(total),
+      wall_clock_(wall_clock) {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -51,7 +55,7 @@ void Watcher::watch() {
   TimePoint next_tick = start_ + kProgressInterval + kProgressDelay;
   for (;;) {
     int timeout_ms = -1;
-    if (on_progress_) {
+    if (on_progress_ || wall_clock_ != nullptr) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(next_tick - Clock::now());
       timeout_ms = static_cast<int>(std::max<std::int64_t>(0, left.count()));
     }
@@ -66,8 +70,9 @@ void Watcher::watch() {
       }
     }
     const TimePoint now = Clock::now();
-    if (on_progress_ && now >= next_tick) {
-      show_progress();
+    if (now >= next_tick) {
+      if (on_progress_) show_progress();
+      if (wall_clock_ != nullptr) wall_clock_->measure();
       next_tick += kProgressInterval;
     }
   }

@@ -23,7 +23,10 @@ class Watcher {
   using ProgressFn = std::function<void(const stats::Progress&, double reply_rate_per_s)>;
 
   // `total`: the arrivals of the whole schedule. `on_progress` may be empty: no progress.
-  Watcher(std::vector<engine::Worker*> workers, ProgressFn on_progress, std::uint64_t total);
+  // `wall_clock`: the run's conversion of the kernel's timestamps, measured again once a
+  // second (a step of the wall clock shows at once); none: nothing to watch.
+  Watcher(std::vector<engine::Worker*> workers, ProgressFn on_progress, std::uint64_t total,
+          RealtimeOffset* wall_clock = nullptr);
   ~Watcher();
   Watcher(const Watcher&) = delete;
   Watcher& operator=(const Watcher&) = delete;
@@ -43,6 +46,7 @@ class Watcher {
   std::vector<engine::Worker*> workers_;
   ProgressFn on_progress_;
   std::uint64_t total_;
+  RealtimeOffset* wall_clock_;
   int signal_fd_ = -1;
   int done_fd_ = -1;  // an eventfd: finish() wakes the thread through it
   TimePoint start_{};

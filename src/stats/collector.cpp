@@ -56,6 +56,11 @@ void Collector::reply(const ReplyRecord& record) {
   latency_intended_.record(ns(record.latency_intended));
   series_.reply(ns(record.latency_intended));
   latency_actual_.record(ns(record.latency_actual));
+  if (record.kernel) ++kernel_replies_;
+  if (record.kernel_send) ++kernel_sends_;
+  user_response_.record(ns(record.user_response));
+  user_transfer_.record(ns(record.user_transfer));
+  user_latency_.record(ns(record.user_latency_intended));
   call_connect_.record(ns(record.connect));
   processing_.record(ns(std::max(Duration::zero(), record.latency_actual - record.connect)));
   count_body_length(record.body_bytes, 1);
@@ -159,6 +164,11 @@ void Collector::merge(const Collector& other) {
   request_wait_.merge(other.request_wait_);
   call_connect_.merge(other.call_connect_);
   processing_.merge(other.processing_);
+  kernel_replies_ += other.kernel_replies_;
+  kernel_sends_ += other.kernel_sends_;
+  user_response_.merge(other.user_response_);
+  user_transfer_.merge(other.user_transfer_);
+  user_latency_.merge(other.user_latency_);
   for (const BodyLength& length : other.body_lengths_)
     count_body_length(length.bytes, length.replies);
   other_body_lengths_ += other.other_body_lengths_;

@@ -27,6 +27,16 @@ struct ReplyRecord {
   // The part of latency_actual spent connecting: the connect time for a call that waited for
   // its connection to open, 0 for one sent on a connection already open (ab's "Connect").
   Duration connect{};
+  // Which clock timed the figures above. kernel: the reply's first and last bytes are the
+  // kernel's receive timestamps; kernel_send: its request's start is the transmit timestamp.
+  // Otherwise they are the client's reads and writes.
+  bool kernel = false;
+  bool kernel_send = false;
+  // The same three figures by the client's own clock, kept beside the kernel's for comparison
+  // (equal to them when kernel is false).
+  Duration user_response{};
+  Duration user_transfer{};
+  Duration user_latency_intended{};
 };
 
 // Replies and errors counted in one reply-rate sampling interval.
@@ -161,6 +171,14 @@ class Collector {
   // ab's per-request figures: the connect part of each reply's latency_actual, and the rest.
   Histogram call_connect_;
   Histogram processing_;
+  // --clock kernel: the replies the kernel's timestamps timed (the rest the client's reads), of
+  // them those whose request's start was its transmit timestamp; and the client's own figures
+  // of every reply, kept for comparison (ReplyRecord).
+  std::uint64_t kernel_replies_ = 0;
+  std::uint64_t kernel_sends_ = 0;
+  Histogram user_response_;
+  Histogram user_transfer_;
+  Histogram user_latency_;  // intended start -> reply complete
   // ab's "Document Length" and "Length" failures: the replies counted by body length, for the
   // first kBodyLengths lengths seen (a benchmark's page has one or a few: the page, an error
   // page), the rest in other_body_lengths_. Counts add, so merging is exact while the parts

@@ -164,6 +164,11 @@ struct RecordCodec {
         {"request_wait", write(c.request_wait_)},
         {"call_connect", write(c.call_connect_)},
         {"processing", write(c.processing_)},
+        {"kernel_replies", c.kernel_replies_},
+        {"kernel_sends", c.kernel_sends_},
+        {"user_response", write(c.user_response_)},
+        {"user_transfer", write(c.user_transfer_)},
+        {"user_latency", write(c.user_latency_)},
         {"body_lengths", body_lengths(c)},
         {"other_body_lengths", c.other_body_lengths_},
         {"tls_full", c.tls_full_},
@@ -217,6 +222,13 @@ struct RecordCodec {
     // Records older than ab's figures (--format ab) have none of them.
     if (j.contains("call_connect")) read(j.at("call_connect"), c.call_connect_);
     if (j.contains("processing")) read(j.at("processing"), c.processing_);
+    // Records older than --clock have the client's figures only: those of every reply.
+    c.kernel_replies_ = j.value("kernel_replies", std::uint64_t{0});
+    c.kernel_sends_ = j.value("kernel_sends", std::uint64_t{0});
+    read(j.contains("user_response") ? j.at("user_response") : j.at("response"), c.user_response_);
+    read(j.contains("user_transfer") ? j.at("user_transfer") : j.at("transfer"), c.user_transfer_);
+    read(j.contains("user_latency") ? j.at("user_latency") : j.at("latency_intended"),
+         c.user_latency_);
     if (j.contains("body_lengths")) {
       for (const json& pair : j.at("body_lengths")) {
         c.body_lengths_.push_back(
@@ -287,6 +299,11 @@ json write_record(const Collector& collector, const RunInfo& info) {
         {"interrupted", info.interrupted},
         {"verbose", info.verbose},
         {"start_time_utc", info.start_time_utc},
+        {"clock_kernel", info.clock_kernel},
+        {"clock_fallback", info.clock_fallback},
+        {"batch_reads_s", info.batch_reads_s},
+        {"wall_clock_steps", info.wall_clock_steps},
+        {"largest_step_ms", info.largest_step_ms},
         {"timing",
          {{"mode", t.mode},
           {"sleeps", t.sleeps},
@@ -324,6 +341,12 @@ Record read_record(const json& value, TimePoint start, TimePoint samples_from) {
     info.interrupted = run.at("interrupted").get<bool>();
     info.verbose = run.at("verbose").get<bool>();
     info.start_time_utc = run.at("start_time_utc").get<std::string>();
+    // Dumps older than --clock were timed by the client's clock alone.
+    info.clock_kernel = run.value("clock_kernel", false);
+    info.clock_fallback = run.value("clock_fallback", std::string());
+    info.batch_reads_s = run.value("batch_reads_s", 0.0);
+    info.wall_clock_steps = run.value("wall_clock_steps", std::uint64_t{0});
+    info.largest_step_ms = run.value("largest_step_ms", 0.0);
     const json& t = run.at("timing");
     info.timing.mode = t.at("mode").get<std::string>();
     info.timing.sleeps = t.at("sleeps").get<std::uint64_t>();

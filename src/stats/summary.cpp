@@ -212,6 +212,23 @@ struct SummaryBuilder {
     s.served_within_ms = served_within(c.latency_intended_);
     s.show_served_within = run.verbose;
 
+    ClockFigures& clock = s.clock;
+    clock.kernel = run.clock_kernel;
+    clock.fallback = run.clock_fallback;
+    clock.kernel_replies = c.kernel_replies_;
+    clock.user_replies = c.replies_ - c.kernel_replies_;
+    clock.kernel_sends = c.kernel_sends_;
+    clock.replies = clock.user_replies == 0 && c.replies_ > 0 ? "kernel"
+                    : clock.kernel_replies == 0               ? "user"
+                                                              : "mixed";
+    clock.batch_reads_s = run.batch_reads_s;
+    clock.wall_clock_steps = run.wall_clock_steps;
+    clock.largest_step_ms = run.largest_step_ms;
+    clock.user_response_avg_ms = ns_to_ms(c.user_response_.mean());
+    clock.user_transfer_avg_ms = ns_to_ms(c.user_transfer_.mean());
+    clock.user_latency = percentiles(c.user_latency_);
+    clock.user_response_time = percentiles(c.user_response_);
+
     s.concurrency = run.concurrency;
     s.think_s = run.think_s;
     s.ab_connect = ms_figures(c.call_connect_);

@@ -77,6 +77,26 @@ struct TimingFigures {
   void add(const TimingFigures& other);
 };
 
+// Which clock timed the replies (--clock), and the client's own figures beside the kernel's.
+struct ClockFigures {
+  bool kernel = false;   // --clock kernel ran: the kernel's timestamps timed what they could
+  std::string fallback;  // --clock kernel was asked but the client's clock timed all: why
+  std::string replies = "user";        // what timed the reply figures: kernel, user, or mixed
+  std::uint64_t kernel_replies = 0;    // replies whose first and last bytes the kernel stamped
+  std::uint64_t user_replies = 0;      // the rest: timed by the client's reads
+  std::uint64_t kernel_sends = 0;      // kernel replies whose request start is its transmit stamp
+  double batch_reads_s = 0;            // --batch-reads in effect (0: each reply read at once)
+  std::uint64_t wall_clock_steps = 0;  // steps of the wall clock seen during the run
+  double largest_step_ms = 0;
+  // The client's own clock, for every reply: the reply-time averages and the percentiles of
+  // the latency from the intended start and of the response time (with --clock user, or where
+  // the kernel stamped nothing, the same as the main figures).
+  double user_response_avg_ms = 0;
+  double user_transfer_avg_ms = 0;
+  Percentiles user_latency;
+  Percentiles user_response_time;
+};
+
 // httperf's session figures (--wsess, --wsesslog).
 struct SessionFigures {
   std::uint64_t total = 0;  // sessions ended: completed + failed
@@ -219,6 +239,7 @@ struct Summary {
   double lag_limit_ms = 0;
 
   TimingFigures timing;
+  ClockFigures clock;
 
   bool tls_run = false;  // the run spoke TLS: `tls` holds its figures
   TlsFigures tls;
@@ -261,6 +282,13 @@ struct RunInfo {
   bool verbose = false;        // the report shows ab's table of served-within times
   std::string start_time_utc;  // wall-clock time of the start, ISO 8601 UTC
   TimingFigures timing;         // the loops' waiting (cpu_percent is filled in by summarize)
+  // --clock kernel ran (the kernel's timestamps timed the replies where it gave them), or why
+  // it fell back; --batch-reads in effect; the wall clock's steps during the run.
+  bool clock_kernel = false;
+  std::string clock_fallback;
+  double batch_reads_s = 0;
+  std::uint64_t wall_clock_steps = 0;
+  double largest_step_ms = 0;
   bool any_arrival = false;     // the four arrival times above hold a part's arrivals
 
   // Widens the arrival times to take in a part's (a worker's, a shard's), which had arrivals:
