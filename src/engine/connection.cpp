@@ -514,6 +514,13 @@ void Connection::touch(TimePoint now) {
 }
 
 void Connection::on_watchdog(Timer&, TimePoint now) {
+  // Batched reads: the reply may be waiting in the socket, unread. Reading it first either
+  // ends the call (and perhaps the connection) or re-arms the watchdog with its progress.
+  if (context_.loop.batching() && open()) {
+    const std::uint64_t replies_before = replies_;
+    on_readable(now, true);
+    if (!open() || replies_ != replies_before || watchdog_.armed()) return;
+  }
   fail(ErrorKind::client_timo, now);
 }
 

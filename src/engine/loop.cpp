@@ -76,6 +76,7 @@ void Loop::on_batch(evutil_socket_t, short, void* self) {
 }
 
 void Loop::drain_batch() {
+  last_drain_ = Clock::now();
   constexpr int kMost = 128;
   epoll_event ready[kMost];
   for (;;) {
@@ -118,13 +119,6 @@ void Loop::run() {
   TimePoint now = Clock::now();
   while (!stopped_) {
     deferred_ = false;
-    // The replies that came since the last turn, before any timer: a watchdog must not time
-    // out a reply that is waiting to be read.
-    if (batch_fd_ >= 0) {
-      drain_batch();
-      if (stopped_) break;
-      now = Clock::now();
-    }
     if (next_ && now >= *next_) serve(now);
     if (stopped_) break;
     if (now - window_start_ >= kBusyWindow) {
@@ -132,8 +126,23 @@ void Loop::run() {
       window_events_ = 0;
       window_start_ = now;
     }
-    const Wait wait = pacer_.plan(now, next_, busy_);
-    if (batch_fd_ >= 0) watch_batch(wait.sleep && (!wait.wake_at || *wait.wake_at - now > batch_));
+    Wait wait = pacer_.plan(now, next_, busy_);
+    if (batch_fd_ >= 0) {
+      // The replies that came since the last drain are read now if the loop's next turn would
+      // come more than the bound after it; otherwise they wait for that turn.
+      const bool far = wait.sleep && (!wait.wake_at || *wait.wake_at - last_drain_ >= batch_);
+      if (far || (!wait.sleep && now - last_drain_ >= batch_)) {
+        drain_batch();
+        if (stopped_) break;
+        now = Clock::now();
+        // What the replies set off (a closed loop's next arrival, a session's next call) may
+        // be due sooner than the wait planned.
+        if (next_ && now >= *next_) continue;
+        wait = pacer_.plan(now, next_, busy_);
+      }
+      // A sleep longer than the bound wakes for a reply too.
+      watch_batch(wait.sleep && (!wait.wake_at || *wait.wake_at - now > batch_));
+    }
     if (wait.sleep) {
       if (wait.wake_at) arm(*wait.wake_at);
       ++figures_.sleeps;

@@ -32,10 +32,12 @@ struct LoopFigures {
 // wake-up must come earlier than the one already set: a loop that is never idle sets it never.
 //
 // --batch-reads D: the sockets' read readiness goes to a second epoll set of the loop's own,
-// which the loop drains (one epoll_wait with no timeout) at the start of every turn, before any
-// timer fires; it sleeps on that set too only when its next deadline is further than D away. A
-// reply that comes between two wake-ups so waits for the next one, at most D, instead of
-// waking the client: its times are the kernel's, which the wait does not change.
+// which the loop drains (one epoll_wait with no timeout) at the end of a turn whose next turn
+// would come D or more after the last drain, and sleeps on too when its next wake-up is more
+// than D away. A reply that comes between two wake-ups so waits for a later one, at most D,
+// instead of waking the client: its times are the kernel's, which the wait does not change. A
+// watchdog that fires reads its socket first (Connection::on_watchdog): a reply waiting to be
+// read is not timed out.
 //
 // Owned by one Worker and used only on the thread that runs it.
 class Loop {
@@ -123,6 +125,7 @@ class Loop {
   int batch_fd_ = -1;  // the batch set's epoll descriptor; -1: no batching
   EventPtr batch_event_;
   bool batch_watched_ = false;
+  TimePoint last_drain_{};  // when the batch set was last drained
   bool armed_ = false;  // the timerfd is set and has not fired yet
   TimePoint armed_at_{};
   std::optional<TimePoint> next_;  // no armed deadline is earlier than this; none: no timer
