@@ -298,6 +298,15 @@ else
   echo "FAIL: (https) text report: no line 'TLS handshake [ms]: p50 ...'"; fail=1
 fi
 check_true "(https) /tls/handshake/p50_ms > 0" "$work/https.json" '{/tls/handshake/p50_ms} > 0'
+# TLS falls back to the client's clock (OpenSSL reads the socket), and says so.
+check "(https) /clock/kernel, /clock/replies" \
+  "$(result_get "$work/https.json" '{/clock/kernel} {/clock/replies}')" "False user"
+check_true "(https) /clock/fallback names TLS" "$work/https.json" "'TLS' in {/clock/fallback}"
+if grep -q "^Reply clock: the client's reads (TLS reads go through OpenSSL" "$work/https.txt"; then
+  echo "ok: (https) text report: the client's clock, and why"
+else
+  echo "FAIL: (https) text report: no 'Reply clock: the client's reads (TLS ...' line"; fail=1
+fi
 run_ok no-reuse 200 200 none "${https[@]}" --tls-server-name a.test --uri /ok.txt \
   --num-conns 200 --rate 200 --timeout 5 --ssl-no-reuse
 run_ok url 200 200 some "https://127.0.0.1:$port/ok.txt" --num-conns 200 --rate 200 --timeout 5
