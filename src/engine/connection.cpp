@@ -86,6 +86,7 @@ bool Connection::connect(TimePoint now) {
   failed_ = false;
   last_kernel_at_ = TimePoint{};
   previous_kernel_at_ = TimePoint{};
+  peer_fin_ = false;
   parser_.reset(calls_.empty() ? context_.workload.replies_have_no_body : calls_.front().no_body);
   reply_bytes_.clear();
 
@@ -179,6 +180,7 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
   // libevent reports an error or a hang-up (a reset) as a read and a write edge, without
   // EV_CLOSED: with a write edge too, the socket is read to its end.
   if ((what & (EV_READ | EV_CLOSED)) && !ended && connection->open()) {
+    connection->peer_fin_ = (what & EV_CLOSED) != 0;
     connection->on_readable(now, (what & (EV_CLOSED | EV_WRITE)) != 0);
   }
   // The connection may have ended and been reused above; only the loop is touched now.
@@ -474,6 +476,13 @@ bool Connection::reply_done(TimePoint now, TimePoint kernel_now) {
   }
   if (context_.workload.pooled) {
     touch(now);
+    // The server's FIN came with this reply (EPOLLRDHUP on the wake-up that read it): a
+    // request sent now would meet the closed connection and go unanswered; the connection
+    // ends cleanly instead, and its owner opens another.
+    if (peer_fin_ && calls_.empty()) {
+      close_and_release(now);
+      return true;
+    }
     context_.owner.connection_idle(*this, now);
     return !open();
   }

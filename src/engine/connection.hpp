@@ -143,6 +143,7 @@ class Connection {
   std::string send_buffer_;
   std::size_t send_front_ = 0;
   bool failed_ = false;
+  bool peer_fin_ = false;  // the wake-up being served said the server closed its side
 };
 
 // The connections of one owner (a worker, a request pool), reused.
