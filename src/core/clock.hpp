@@ -63,8 +63,7 @@ class RealtimeOffset {
 
   // A CLOCK_REALTIME time (a kernel timestamp) on the steady clock.
   TimePoint to_steady(const timespec& real) const {
-    const std::int64_t ns = static_cast<std::int64_t>(real.tv_sec) * 1'000'000'000 + real.tv_nsec;
-    return TimePoint(Duration(ns - offset_ns_.load(std::memory_order_relaxed)));
+    return TimePoint(Duration(ns_of(real) - offset_ns_.load(std::memory_order_relaxed)));
   }
   // A steady-clock time on the wall clock, in nanoseconds since the epoch (for logs).
   std::int64_t to_realtime_ns(TimePoint steady) const {

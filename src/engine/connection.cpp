@@ -344,7 +344,6 @@ void Connection::on_readable(TimePoint now, bool peer_closed) {
         last_kernel_at_ = got.kernel_at;
         if (take_bytes(buffer.data(), got.bytes, got.at, got.kernel_at)) return;
         touch(got.at);
-        if (want == 1) continue;  // the reply's first byte: the rest is read now
         // Edge triggered: the socket must be left empty, or the bytes left would never be
         // announced again. A read shorter than the buffer emptied it (later bytes make a new
         // edge) and, at a reply's end, that is enough: what comes next is a new edge. Within a

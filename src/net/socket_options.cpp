@@ -94,6 +94,18 @@ std::vector<std::string> check_buffer_sizes(int family, const SocketOptions& siz
   return warnings;
 }
 
+bool software_timestamp(msghdr& message, timespec& stamp) {
+  for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING) {
+      scm_timestamping stamps{};
+      std::memcpy(&stamps, CMSG_DATA(c), sizeof stamps);
+      stamp = stamps.ts[0];
+      return stamp.tv_sec != 0 || stamp.tv_nsec != 0;
+    }
+  }
+  return false;
+}
+
 TimestampKeeper::TimestampKeeper(int family) {
   fd_ = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) {
@@ -101,8 +113,7 @@ TimestampKeeper::TimestampKeeper(int family) {
     return;
   }
   // OPT_ID waits for a connect; the rest is what each connection asks for.
-  const unsigned flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_TX_SOFTWARE |
-                         SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_TSONLY;
+  const unsigned flags = kSoftwareTimestamps;
   if (::setsockopt(fd_, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags) != 0) {
     refused_ = std::string("the kernel refused SO_TIMESTAMPING (") + std::strerror(errno) + ")";
     return;
@@ -140,15 +151,8 @@ void TimestampKeeper::wait_until_stamping() {
       message.msg_control = control;
       message.msg_controllen = sizeof control;
       if (::recvmsg(probe, &message, 0) != 1) continue;
-      bool stamped = false;
-      for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING) {
-          scm_timestamping stamps{};
-          std::memcpy(&stamps, CMSG_DATA(c), sizeof stamps);
-          stamped = stamps.ts[0].tv_sec != 0 || stamps.ts[0].tv_nsec != 0;
-        }
-      }
-      if (stamped) break;
+      timespec stamp{};
+      if (software_timestamp(message, stamp)) break;
     }
   }
   ::close(probe);

@@ -1,6 +1,10 @@
 #pragma once
 
+#include <linux/net_tstamp.h>
+#include <sys/socket.h>
+
 #include <cstdint>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +32,16 @@ struct SocketOptions {
   // offset; none: the client's own clock only.
   const RealtimeOffset* kernel_clock = nullptr;
 };
+
+// What each connection's socket asks the kernel for (--clock kernel): software timestamps of
+// received data and of each send's transmission, the latter returned alone (TSONLY) on the error
+// queue. A connecting socket adds SOF_TIMESTAMPING_OPT_ID (refused before connect()).
+inline constexpr unsigned kSoftwareTimestamps =
+    SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE |
+    SOF_TIMESTAMPING_OPT_TSONLY;
+
+// The software timestamp a received message's control data carries, if it has one (not zero).
+bool software_timestamp(msghdr& message, timespec& stamp);
 
 // Software receive timestamps for the run: a TCP socket of `family` that asks for them, kept
 // open until the end. Linux stamps received packets only while some socket wants it, and turns

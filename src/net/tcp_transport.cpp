@@ -27,19 +27,6 @@ IoResult failed(int error) {
 constexpr std::size_t kControlBytes =
     CMSG_SPACE(sizeof(scm_timestamping)) + CMSG_SPACE(sizeof(sock_extended_err)) + 64;
 
-// The software timestamp of a message's control data, if it has one.
-bool software_stamp(msghdr& message, timespec& stamp) {
-  for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING) {
-      scm_timestamping stamps{};
-      std::memcpy(&stamps, CMSG_DATA(c), sizeof stamps);
-      stamp = stamps.ts[0];
-      return stamp.tv_sec != 0 || stamp.tv_nsec != 0;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 TcpTransport::~TcpTransport() {
@@ -77,9 +64,7 @@ void TcpTransport::start_stamping() {
   // After connect() has started, so that OPT_ID numbers the sends from the first data byte
   // (the kernel refuses it on a TCP socket not yet connecting). TSONLY: the error queue gives
   // back the timestamp alone, not a copy of the packet.
-  const unsigned flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_TX_SOFTWARE |
-                         SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
-                         SOF_TIMESTAMPING_OPT_TSONLY;
+  const unsigned flags = kSoftwareTimestamps | SOF_TIMESTAMPING_OPT_ID;
   stamping_ = ::setsockopt(fd_, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags) == 0;
 }
 
@@ -92,7 +77,7 @@ TimePoint TcpTransport::collect_transmit_stamps() {
     message.msg_controllen = sizeof control;
     if (::recvmsg(fd_, &message, MSG_ERRQUEUE) < 0) break;  // EAGAIN: none (yet)
     timespec stamp{};
-    const bool stamped = software_stamp(message, stamp);
+    const bool stamped = software_timestamp(message, stamp);
     for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
       const bool error = (c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
                          (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR);
@@ -172,7 +157,7 @@ IoResult TcpTransport::read(char* buffer, std::size_t capacity, TimePoint now) {
       message.msg_controllen = sizeof control;
       n = ::recvmsg(fd_, &message, 0);
       timespec stamp{};
-      if (n > 0 && software_stamp(message, stamp)) {
+      if (n > 0 && software_timestamp(message, stamp)) {
         result.kernel_at = options_.kernel_clock->to_steady(stamp);
       }
     } else {
