@@ -117,10 +117,10 @@ def main():
           bool(instructions) and instructions[0].upper().startswith("FROM ")
           and bases and all(b == "debian:12" for b in bases), f"FROM {bases}")
     runs = [line for line in instructions if line.upper().startswith("RUN ")]
-    check("the Containerfile builds with scripts/setup and ninja",
-          any("scripts/setup" in r and "ninja" in r for r in runs), "; ".join(runs))
-    check("the Containerfile puts rateperf in /usr/local/bin",
-          "/usr/local/bin/rateperf" in containerfile)
+    check("the Containerfile builds the Debian package with scripts/setup and dpkg-buildpackage",
+          any("scripts/setup" in r and "dpkg-buildpackage" in r for r in runs), "; ".join(runs))
+    check("the Containerfile installs the package it built",
+          any("apt-get install" in r and "rateperf_*.deb" in r for r in runs), "; ".join(runs))
 
 
 main()

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/version.hpp"
+#include "build_version.hpp"
 #include "options/help.hpp"
 #include "options/table.hpp"
 #include "options/url.hpp"
@@ -188,7 +188,7 @@ Parsed parse(int argc, const char* const* argv, bool recorded) {
     return result;
   }
   if (result.action == Action::version) {
-    result.text = std::string("rateperf ") + kVersion + "\n";
+    result.text = std::string("rateperf ") + kBuildVersion + "\n";
     return result;
   }
 
