@@ -25,11 +25,16 @@ check "fast replies at 100/s" "$reply100 < 500"
 check "reply rate flat near capacity at 400/s" "$rate400 > 170 && $rate400 < 230"
 check "reply time in the seconds at 400/s" "$reply400 > 1000"
 check "errors at 400/s" "$errors400 > 0"
-# A client that sleeps between arrivals spends about 1 % of a core at 100 conn/s (measured 0.8,
-# 1.3 under the sanitizers); one that polled its loop would spend a whole core, and one that
-# spent five times as much per connection would fail too.
+# A client that sleeps between arrivals spends 1 to 2 % of a core at 100 conn/s (measured 0.8
+# to 2.1 in CI's runs); one that polled its loop would spend a whole core, and one that spent
+# three times as much per connection would fail too.
 report=$(sed -n 's/^HTML report: //p' <<<"$table")
 sections=$(grep -o 'data-kind="run"' "$report" 2>/dev/null | wc -l)
 check "the HTML report of the two runs ($report: $sections run sections)" "$sections == 2"
-check "cheap client (CPU $cpu100 % at 100/s)" "$cpu100 < 5"
+# Under the sanitizers (scripts/test-sanitizers sets ASAN_OPTIONS) the instrumented client,
+# sharing two cores with the other instrumented suites, spent 5.8 % (CI of 3c1d763): there the
+# bound only tells a sleeping loop from a polling one.
+cpu_bound=5
+[[ -n ${ASAN_OPTIONS:-} ]] && cpu_bound=25
+check "cheap client (CPU $cpu100 % at 100/s)" "$cpu100 < $cpu_bound"
 exit "$fail"
