@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   using namespace rateperf;
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "bash" && argc == 2) {
-    std::fputs(options::bash_completion().c_str(), stdout);
+    std::fputs(options::bash_completion(search::option_words()).c_str(), stdout);
     return 0;
   }
   if (mode == "man" && argc == 4) {

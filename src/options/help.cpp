@@ -30,6 +30,36 @@ po::options_description boost_descriptions() {
   return all;
 }
 
+namespace {
+
+std::string as_is(std::string_view text) {
+  return std::string(text);
+}
+
+}  // namespace
+
+std::string option_label(const OptionSpec& spec, Markup name, Markup value) {
+  // Appended piece by piece: GCC 12 gives a false -Wrestrict for "-" + std::string(...).
+  std::string out;
+  if (spec.short_name != 0) {
+    const char short_name[] = {'-', spec.short_name};
+    out += name(std::string_view(short_name, 2));
+    out += ", ";
+  }
+  std::string long_name = "--";
+  long_name += spec.name;
+  out += name(long_name);
+  if (!spec.implicit_value.empty()) {
+    out += "[=";
+    out += value(spec.value_name);
+    out += ']';
+  } else if (!spec.value_name.empty()) {
+    out += ' ';
+    out += value(spec.value_name);
+  }
+  return out;
+}
+
 // One line per option, in one column layout for every section.
 std::string help_text() {
   std::vector<std::pair<std::string, std::string>> rows;  // empty description: a heading
@@ -42,23 +72,7 @@ std::string help_text() {
       group = spec.group;
       first = false;
     }
-    // Appended piece by piece: GCC 12 gives a false -Wrestrict for "-" + std::string(...).
-    std::string name;
-    if (spec.short_name != 0) {
-      name += '-';
-      name += spec.short_name;
-      name += ", ";
-    }
-    name += "--";
-    name += spec.name;
-    if (!spec.implicit_value.empty()) {
-      name += "[=";
-      name += spec.value_name;
-      name += ']';
-    } else if (!spec.value_name.empty()) {
-      name += ' ';
-      name += spec.value_name;
-    }
+    std::string name = option_label(spec, as_is, as_is);
     width = std::max(width, name.size());
     rows.emplace_back(std::move(name), std::string(spec.help));
   }

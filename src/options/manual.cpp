@@ -1,5 +1,8 @@
 #include "options/manual.hpp"
 
+#include <initializer_list>
+
+#include "options/help.hpp"
 #include "options/table.hpp"
 
 namespace rateperf::options {
@@ -22,6 +25,36 @@ std::string roff_escaped(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// Appended piece by piece: GCC 12 gives a false -Wrestrict for "..." + std::string.
+std::string bold(std::string_view text) {
+  std::string out = "\\fB";
+  out += roff_escaped(text);
+  out += "\\fR";
+  return out;
+}
+
+std::string italic(std::string_view text) {
+  std::string out = "\\fI";
+  out += roff_escaped(text);
+  out += "\\fR";
+  return out;
+}
+
+// Words joined by spaces, for compgen -W.
+template <class Words>
+std::string words(const Words& list) {
+  std::string out;
+  for (const std::string_view word : list) {
+    if (!out.empty()) out += ' ';
+    out += word;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string man_options() {
   std::string out;
   bool first = true;
@@ -33,24 +66,7 @@ std::string man_options() {
       first = false;
     }
     out += ".TP\n";
-    if (spec.short_name != 0) {
-      out += "\\fB\\-";
-      out += spec.short_name;
-      out += "\\fR, ";
-    }
-    // Appended piece by piece: GCC 12 gives a false -Wrestrict for "..." + std::string.
-    out += "\\fB\\-\\-";
-    out += roff_escaped(spec.name);
-    out += "\\fR";
-    if (!spec.implicit_value.empty()) {
-      out += "[=\\fI";
-      out += roff_escaped(spec.value_name);
-      out += "\\fR]";
-    } else if (!spec.value_name.empty()) {
-      out += " \\fI";
-      out += roff_escaped(spec.value_name);
-      out += "\\fR";
-    }
+    out += option_label(spec, bold, italic);
     out += '\n';
     out += roff_escaped(spec.help);
     out += '\n';
@@ -58,21 +74,7 @@ std::string man_options() {
   return out;
 }
 
-namespace {
-
-// The words of the options of one command, for compgen -W.
-std::string words(std::initializer_list<std::string_view> list) {
-  std::string out;
-  for (const std::string_view word : list) {
-    if (!out.empty()) out += ' ';
-    out += word;
-  }
-  return out;
-}
-
-}  // namespace
-
-std::string bash_completion() {
+std::string bash_completion(const std::vector<std::string>& search_options) {
   std::string options;
   std::string file_options;
   std::string choices;  // case arms: an option with a set of values
@@ -90,16 +92,11 @@ std::string bash_completion() {
       file_options += spec.name;
     }
     if (spec.kind == ValueKind::choice && !spec.choices.empty()) {
-      std::string values;
-      for (const std::string_view value : spec.choices) {
-        if (!values.empty()) values += ' ';
-        values += value;
-      }
       // Appended piece by piece: GCC 12 gives a false -Wrestrict for "--" + std::string(...).
       choices += "      --";
       choices += spec.name;
       choices += ") COMPREPLY=($(compgen -W '";
-      choices += values;
+      choices += words(spec.choices);
       choices += "' -- \"$cur\")); return ;;\n";
     }
   }
@@ -121,7 +118,7 @@ std::string bash_completion() {
       "      case $prev in --json|--csv) COMPREPLY=($(compgen -f -- \"$cur\")); return ;; esac\n"
       "      if [[ $cur == -* ]]; then\n"
       "        COMPREPLY=($(compgen -W '" +
-      words({"--json", "--csv", "--help", "-h"}) +
+      words(std::initializer_list<std::string_view>{"--json", "--csv", "--help", "-h"}) +
       "' -- \"$cur\"))\n"
       "      else\n"
       "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
@@ -131,7 +128,7 @@ std::string bash_completion() {
       "      case $prev in -o|--output) COMPREPLY=($(compgen -f -- \"$cur\")); return ;; esac\n"
       "      if [[ $cur == -* ]]; then\n"
       "        COMPREPLY=($(compgen -W '" +
-      words({"--output", "-o", "--help", "-h"}) +
+      words(std::initializer_list<std::string_view>{"--output", "-o", "--help", "-h"}) +
       "' -- \"$cur\"))\n"
       "      else\n"
       "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
@@ -143,10 +140,7 @@ std::string bash_completion() {
       "      esac\n"
       "      if [[ $cur == -* ]]; then\n"
       "        COMPREPLY=($(compgen -W '" +
-      words({"--slo", "--start-rate", "--max-rate", "--step", "--resolution", "--repeat",
-             "--cool-down", "--divergence", "--request-mode", "--json", "--csv", "--report", "-o",
-             "--help", "-h"}) +
-      " " + options +
+      words(search_options) + " " + options +
       "' -- \"$cur\"))\n"
       "      fi\n"
       "      return ;;\n"

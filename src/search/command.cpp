@@ -132,6 +132,17 @@ Command parse_command(const std::vector<std::string>& words) {
   return command;
 }
 
+std::vector<std::string> option_words() {
+  std::vector<std::string> out;
+  for (const SearchOption& option : search_options()) {
+    std::string word = "--";
+    word += option.name;
+    out.push_back(std::move(word));
+  }
+  out.insert(out.end(), {"-o", "-h"});
+  return out;
+}
+
 std::string help_text() {
   return R"(Usage: rateperf search [SEARCH OPTIONS] TARGET...
 Finds the highest rate a server keeps up with under an SLO: steps at doubling rates until one

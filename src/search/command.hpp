@@ -30,4 +30,8 @@ Command parse_command(const std::vector<std::string>& words);
 // The help of `rateperf search`.
 std::string help_text();
 
+// The words of search's options, from the table parse_command() reads ("--slo", ..., and the
+// short forms "-o" and "-h"): for the bash completion.
+std::vector<std::string> option_words();
+
 }  // namespace rateperf::search
