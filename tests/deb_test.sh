@@ -8,6 +8,8 @@
 # Usage: tests/deb_test.sh SOURCE_DIR DEMO_SERVER
 set -uo pipefail
 source_dir=$1 demo_server=$2
+# shellcheck source=tests/demo_server_lib.sh
+. "$(dirname "$0")/demo_server_lib.sh"
 PATH=$PATH:/usr/sbin:/sbin
 skip() { echo "SKIP: $*"; exit 77; }
 fail=0
@@ -78,15 +80,9 @@ if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >"$work/install.
   echo "--- man rateperf (the first screen):"; echo "$first"; echo "---"
   [[ $first == *"rateperf - open-loop, rate-controlled HTTP benchmark"* ]] && ok "man rateperf" ||
     bad "man rateperf shows no NAME line"
-  "$demo_server" --host 127.0.0.1 --port 0 >"$work/demo.log" 2>&1 &
-  demo_pid=$!
-  port=
-  for ((i = 0; i < 50; i++)); do
-    port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$work/demo.log")
-    [[ -n $port ]] && break
-    sleep 0.1
-  done
-  if [[ -n $port ]] && timeout 30 /usr/bin/rateperf --server 127.0.0.1 --port "$port" --rate 50 \
+  demo_server_start "$demo_server" "$work"
+  if [[ -n $demo_port ]] &&
+     timeout 30 /usr/bin/rateperf --server 127.0.0.1 --port "$demo_port" --rate 50 \
        --num-conns 20 --timeout 5 -q >"$work/run.txt" 2>&1 &&
      grep -q '^Total: connections 20 requests 20 replies 20 ' "$work/run.txt"; then
     ok "the installed rateperf: $(grep '^Total:' "$work/run.txt")"

@@ -13,6 +13,8 @@ rateperf=$(realpath "$1")
 server=$(realpath "$2")
 shots=${RATEPERF_SCREENSHOT_DIR:-$PWD/html-report-screenshots}
 cd "$(dirname "$0")/.."
+# shellcheck source=tests/demo_server_lib.sh
+. tests/demo_server_lib.sh
 
 if ! command -v chromium >/dev/null; then
   if [[ $(id -u) -eq 0 ]]; then
@@ -69,16 +71,10 @@ check "the net log shows the page's fetch" \
   "[[ \$(page_fetches '$work/control.net.json') == http://example.com/x.png ]]"
 
 # (2) The demo server (capacity 200/s) on a free port; it prints "listening on HOST:PORT".
-"$server" --host 127.0.0.1 --port 0 >"$work/server.out" 2>"$work/server.log" &
-server_pid=$!
-port=
-for _ in $(seq 50); do
-  port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$work/server.out")
-  [[ -n $port ]] && break
-  kill -0 "$server_pid" 2>/dev/null || break
-  sleep 0.1
-done
-[[ -n $port ]] || { echo "FAIL: the demo server did not start:" >&2; cat "$work/server.log" >&2; exit 1; }
+if ! demo_server_start "$server" "$work"; then
+  echo "FAIL: the demo server did not start:" >&2; cat "$work/server.log" >&2; exit 1
+fi
+server_pid=$demo_pid port=$demo_port
 target=(--server 127.0.0.1 --port "$port" --uri / --timeout 2)
 
 # (3) A run at 1.5 x capacity for 5 s (about 7 s with its drain), and a sweep at 100, 200 and

@@ -9,6 +9,8 @@ set -euo pipefail
 rateperf=$(realpath "$1")
 server=$(realpath "$2")
 cd "$(dirname "$0")/.."
+# shellcheck source=tests/demo_server_lib.sh
+. tests/demo_server_lib.sh
 
 work=$(mktemp -d)
 server_pid=
@@ -32,17 +34,10 @@ column() {
 }
 
 # (1) The demo server on a free port; it prints "listening on HOST:PORT" once it accepts.
-: >"$work/server.out"
-"$server" --host 127.0.0.1 --port 0 >"$work/server.out" 2>"$work/server.log" &
-server_pid=$!
-port=
-for _ in $(seq 50); do
-  port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$work/server.out")
-  [[ -n $port ]] && break
-  kill -0 "$server_pid" 2>/dev/null || break
-  sleep 0.1
-done
-[[ -n $port ]] || { echo "FAIL: the demo server did not start:" >&2; cat "$work/server.log" >&2; exit 1; }
+if ! demo_server_start "$server" "$work"; then
+  echo "FAIL: the demo server did not start:" >&2; cat "$work/server.log" >&2; exit 1
+fi
+server_pid=$demo_pid port=$demo_port
 target=(--server 127.0.0.1 --port "$port" --uri / --timeout 2)
 
 # (2) A sweep of three rates below the server's capacity, 100 connections each (2 s, 1 s, 0.7 s).
