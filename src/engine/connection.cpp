@@ -317,32 +317,40 @@ bool Connection::flush(TimePoint now) {
       ++unsent_;
     }
   }
-  // Batched reads: a write edge is wanted no more (each would wake the client).
-  if (write_registered_ && context_.loop.batching() && transport_.connected()) {
-    register_events(false);
-  }
+  // All written: a write edge is wanted no more. Each would wake the client (with batched
+  // reads), and a write edge that comes with a read edge looks like a hang-up to on_event, which
+  // then reads on to EAGAIN: one read more for every reply.
+  if (write_registered_ && transport_.connected()) register_events(false);
   touch(now);
   return true;
 }
 
 void Connection::on_readable(TimePoint now, bool peer_closed) {
   const std::span<char> buffer = context_.read_buffer;
-  // TCP gives one receive timestamp per read, the last segment's: a reply's first read takes a
-  // single byte, so that its time is the first segment's, and the rest follows at once.
+  // TCP gives one receive timestamp per read, the last segment's: a reply's first read takes
+  // its first byte apart, so that its time is the first segment's.
   const bool stamped = transport_.kernel_timestamps();
   for (;;) {
-    const std::size_t want = stamped && !parser_.started() && !calls_.empty() ? 1 : buffer.size();
-    const net::IoResult got = transport_.read(buffer.data(), want, now);
+    const net::IoResult got = stamped && !parser_.started() && !calls_.empty()
+                                  ? transport_.read_first_apart(buffer.data(), buffer.size(), now)
+                                  : transport_.read(buffer.data(), buffer.size(), now);
     if (got.connected) {
       // A TLS handshake ended in the read: the requests it held back go now.
       note_connected(got, now);
       if (unsent_ < calls_.size() && !flush(now)) return;
     }
     switch (got.status) {
-      case net::IoStatus::done:
+      case net::IoStatus::done: {
+        std::size_t taken = 0;
+        if (got.first_bytes > 0 && got.first_bytes < got.bytes) {
+          previous_kernel_at_ = last_kernel_at_;
+          last_kernel_at_ = got.first_kernel_at;
+          if (take_bytes(buffer.data(), got.first_bytes, got.at, got.first_kernel_at)) return;
+          taken = got.first_bytes;
+        }
         previous_kernel_at_ = last_kernel_at_;
         last_kernel_at_ = got.kernel_at;
-        if (take_bytes(buffer.data(), got.bytes, got.at, got.kernel_at)) return;
+        if (take_bytes(buffer.data() + taken, got.bytes - taken, got.at, got.kernel_at)) return;
         touch(got.at);
         // Edge triggered: the socket must be left empty, or the bytes left would never be
         // announced again. A read shorter than the buffer emptied it (later bytes make a new
@@ -351,6 +359,7 @@ void Connection::on_readable(TimePoint now, bool peer_closed) {
         // or the error: a reset that came with the bytes makes no edge of its own.
         if (got.bytes < buffer.size() && !peer_closed && !parser_.started()) return;
         continue;
+      }
       case net::IoStatus::closed: {
         // The server closed: that ends a close-delimited body; any other reply is cut short.
         const http::FeedStatus status = parser_.finish();

@@ -178,6 +178,52 @@ IoResult TcpTransport::read(char* buffer, std::size_t capacity, TimePoint now) {
   }
 }
 
+IoResult TcpTransport::read_first_apart(char* buffer, std::size_t capacity, TimePoint now) {
+  if (!stamping_ || capacity < 2) return read(buffer, capacity, now);
+  if (stamp_pending_) collect_transmit_stamps();
+  iovec parts[2] = {{buffer, 1}, {buffer + 1, capacity - 1}};
+  alignas(cmsghdr) char control[2][kControlBytes];
+  mmsghdr messages[2]{};
+  for (int k = 0; k < 2; ++k) {
+    messages[k].msg_hdr.msg_iov = &parts[k];
+    messages[k].msg_hdr.msg_iovlen = 1;
+    messages[k].msg_hdr.msg_control = control[k];
+    messages[k].msg_hdr.msg_controllen = sizeof control[k];
+  }
+  int got = 0;
+  do {
+    got = ::recvmmsg(fd_, messages, 2, 0, nullptr);
+  } while (got < 0 && errno == EINTR);
+  IoResult result;
+  result.at = now;
+  if (got < 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return result;
+    return failed(errno);
+  }
+  // A stream's recvmsg() that returns 0 (the end of stream) counts as a message: a first
+  // message of no byte is the end. After the first byte, an error of the second read is the
+  // socket's pending error, which the next read reports; EAGAIN ends the call at one message.
+  if (messages[0].msg_len == 0) {
+    result.status = IoStatus::closed;
+    return result;
+  }
+  timespec stamp{};
+  if (software_timestamp(messages[0].msg_hdr, stamp)) {
+    result.first_kernel_at = options_.kernel_clock->to_steady(stamp);
+  }
+  result.status = IoStatus::done;
+  result.first_bytes = 1;
+  result.bytes = 1;
+  result.kernel_at = result.first_kernel_at;
+  if (got == 2 && messages[1].msg_len > 0) {
+    result.bytes += messages[1].msg_len;
+    result.kernel_at = software_timestamp(messages[1].msg_hdr, stamp)
+                           ? options_.kernel_clock->to_steady(stamp)
+                           : TimePoint{};
+  }
+  return result;
+}
+
 void TcpTransport::close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;

@@ -29,6 +29,9 @@ class TcpTransport final : public Transport {
   IoResult finish_connect() override;
   IoResult write(const char* data, std::size_t length, TimePoint now) override;
   IoResult read(char* buffer, std::size_t capacity, TimePoint now) override;
+  // One recvmmsg() of two messages on the stream, a byte and the rest: each has its own
+  // timestamp, where a 1-byte recvmsg() and a recvmsg() of the rest would take two calls.
+  IoResult read_first_apart(char* buffer, std::size_t capacity, TimePoint now) override;
   void close() override;
 
   int fd() const override { return fd_; }

@@ -35,6 +35,10 @@ struct IoResult {
   // gives one timestamp per read, the last segment's). write: when the packet with the last
   // byte written left (the transmit timestamp, if the kernel queued it before send() returned).
   TimePoint kernel_at{};
+  // read_first_apart: the first `first_bytes` bytes (0 or 1) were read on their own, with the
+  // time of the packet that brought them (the epoch where the kernel gave none).
+  std::size_t first_bytes = 0;
+  TimePoint first_kernel_at{};
 };
 
 // A byte stream to one endpoint, non-blocking, driven by the readiness events of the descriptor
@@ -54,6 +58,12 @@ class Transport {
   virtual IoResult write(const char* data, std::size_t length, TimePoint now) = 0;
   // Reads what there is, up to `capacity` bytes.
   virtual IoResult read(char* buffer, std::size_t capacity, TimePoint now) = 0;
+  // As read(), but with the first byte's own kernel time beside the last byte's (TCP gives one
+  // timestamp per read, the last segment's): a reply's first read, with kernel timestamps. A
+  // transport without them reads as read() does.
+  virtual IoResult read_first_apart(char* buffer, std::size_t capacity, TimePoint now) {
+    return read(buffer, capacity, now);
+  }
   virtual void close() = 0;
 
   virtual int fd() const = 0;
