@@ -111,7 +111,7 @@ TEST_SUITE("cli") {
     check_usage_error({"--server", s, "--http-version", "2.0"},
                       "--http-version: expected 1.0 or 1.1");
     check_usage_error({"--server", s, "--timing", "fast"},
-                      "--timing: expected auto, sleep, hybrid or spin (got 'fast')");
+                      "--timing: expected auto, sleep, hybrid, spin or batch (got 'fast')");
     check_usage_error({"--server", ""}, "--server: must not be empty");
     check_usage_error({"--server", s, "--json", ""}, "--json: expects a file name or -");
     check_usage_error({"--server", s, "--csv", ""}, "--csv: expects a file name or -");

@@ -637,11 +637,19 @@ TEST_SUITE("options") {
     CHECK(config_of({"--timing", "sleep"}).timing == Timing::sleep);
     CHECK(config_of({"--timing", "hybrid"}).timing == Timing::hybrid);
     CHECK(config_of({"--timing", "spin"}).timing == Timing::spin);
+    CHECK(config_of({"--timing", "batch"}).timing == Timing::batch);
+    // batch's turn: --batch-reads, or 0.2 ms; no turn in the other modes.
+    CHECK(config_of({"--timing", "batch"}).batch_turn() == std::chrono::microseconds(200));
+    CHECK(config_of({"--timing", "batch", "--batch-reads", "0.001"}).batch_turn() ==
+          std::chrono::milliseconds(1));
+    CHECK(config_of({"--timing", "sleep"}).batch_turn() == rateperf::Duration::zero());
+    CHECK(usage_error({"--timing", "batch", "--clock", "user"})
+              .starts_with("--timing: batch needs --clock kernel"));
     CHECK(echo_command_line(config_of({"--timing", "hybrid", "--max-lag", "1"}))
               .ends_with(" --max-lag=1 --timing=hybrid"));
     CHECK_FALSE(contains(echo_command_line(config_of({"--timing", "auto"})), "--timing"));
     CHECK(usage_error({"--timing", "Auto"}) ==
-          "--timing: expected auto, sleep, hybrid or spin (got 'Auto')");
+          "--timing: expected auto, sleep, hybrid, spin or batch (got 'Auto')");
   }
 
   TEST_CASE("echo_command_line leaves out the output options, which httperf's line lacks") {

@@ -23,14 +23,17 @@ struct TimedRun {
   std::string report;
   nlohmann::json timing;
   std::uint64_t arrivals = 0;
+  double lag_p99_ms = 0;
 };
 
 // A run to a closed port (every connection refused at once, so the loop's own work is all
-// there is) at `rate` for `conns` connections, with --timing `mode`.
-TimedRun run_timed(const std::string& mode, const std::string& rate, const std::string& conns) {
-  const ProcessResult run = run_rateperf_on(
-      "127.0.0.1", closed_port(), {"--rate", rate, "--num-conns", conns, "--timing", mode,
-                                   "--json", "-"});
+// there is) at `rate` for `conns` connections, with --timing `mode` (and `more` options).
+TimedRun run_timed(const std::string& mode, const std::string& rate, const std::string& conns,
+                   const std::vector<std::string>& more = {}) {
+  std::vector<std::string> args = {"--rate",   rate, "--num-conns", conns,
+                                   "--timing", mode, "--json",      "-"};
+  args.insert(args.end(), more.begin(), more.end());
+  const ProcessResult run = run_rateperf_on("127.0.0.1", closed_port(), args);
   INFO(run.out << run.err);
   REQUIRE(run.exit_code == 0);
   TimedRun timed;
@@ -38,6 +41,7 @@ TimedRun run_timed(const std::string& mode, const std::string& rate, const std::
   const nlohmann::json doc = nlohmann::json::parse(run.out);
   timed.timing = doc.at("timing");
   timed.arrivals = doc.at("totals").at("arrivals").get<std::uint64_t>();
+  timed.lag_p99_ms = doc.at("lag").at("p99_ms").get<double>();
   REQUIRE(doc.at("config").at("timing") == mode);
   return timed;
 }
@@ -50,7 +54,7 @@ std::uint64_t count(const TimedRun& run, const char* key) {
 
 TEST_SUITE("timing") {
   TEST_CASE("every mode says in the report and the JSON that it ran, and what it cost") {
-    for (const std::string mode : {"auto", "sleep", "hybrid", "spin"}) {
+    for (const std::string mode : {"auto", "sleep", "hybrid", "spin", "batch"}) {
       CAPTURE(mode);
       const TimedRun run = run_timed(mode, "200", "40");
       CHECK(report_line(run.report, "Timing: ").rfind("Timing: " + mode + ", CPU ", 0) == 0);
@@ -125,5 +129,27 @@ TEST_SUITE("timing") {
     MESSAGE("timer arms for 10,000 arrivals: auto at 40,000/s " << count(fast, "timer_arms")
                                                                << ", sleep at 20,000/s "
                                                                << count(fast_sleep, "timer_arms"));
+  }
+
+  TEST_CASE("batch takes a turn every 0.2 ms (every --batch-reads T) for the arrivals due in it") {
+    // 20,000/s, 50 us apart: four arrivals to a turn, one wake-up for them, where sleep mode
+    // arms a timer for most arrivals (the test above) and auto polls.
+    const TimedRun turns = run_timed("batch", "20000", "4000");
+    CHECK(turns.arrivals == 4000);
+    CHECK(count(turns, "sleeps") < turns.arrivals / 2);
+    CHECK(count(turns, "timer_arms") <= count(turns, "sleeps"));
+    // Each arrival goes out at the turn after it fell due: late by up to a turn and a wake-up's
+    // lateness (a generous bound: a stall of this machine or a sanitizer build adds to it).
+    CHECK(turns.lag_p99_ms < 20);
+    // Turns of 2 ms: forty arrivals to one, some 100 turns in the 0.2 s.
+    const TimedRun long_turns = run_timed("batch", "20000", "4000", {"--batch-reads", "0.002"});
+    CHECK(long_turns.arrivals == 4000);
+    CHECK(count(long_turns, "sleeps") < long_turns.arrivals / 10);
+    CHECK(long_turns.lag_p99_ms >= 0.5);  // arrivals waited for their turn, visibly
+    CHECK(long_turns.lag_p99_ms < 50);
+    MESSAGE("batch at 20,000/s: " << count(turns, "sleeps") << " sleeps, lag p99 "
+                                  << turns.lag_p99_ms
+                                  << " ms; turns of 2 ms: " << count(long_turns, "sleeps")
+                                  << " sleeps, lag p99 " << long_turns.lag_p99_ms << " ms");
   }
 }

@@ -5,6 +5,8 @@
 #   calls/rateperf   --num-calls 100 at a connection rate of R / 100
 #   rate/rateperf    --request-rate R --connections 50 --duration S
 #   piped/rateperf   the same with --burst-length 16 (pipelined)
+#   calls_batch/rateperf, rate_batch/rateperf   calls and rate with --timing batch (turns of
+#                    0.2 ms: the loop wakes once a turn, not for each arrival and reply)
 #   calls/httperf    httperf --num-calls 100 at a connection rate of R / 100
 # (and the baseline's rateperf runs, with --baseline, when it has --request-rate). Held: every
 # call answered, no error, a request rate (requests / test-duration) of at least 97 % of R, and
@@ -39,6 +41,13 @@ ka_has_request_rate() {
   "$bin" --help 2>&1 | grep -q -- '--request-rate'
 }
 
+# ka_has_batch TOOL: the rateperf TOOL has --timing batch.
+ka_has_batch() {
+  local bin=$rateperf
+  [[ $1 == baseline ]] && bin=$baseline
+  "$bin" --help 2>&1 | grep -q -- 'spin or batch'
+}
+
 # ka_clients: sets the array clients to the words TOOL/KIND of (j).
 ka_clients() {
   local tool kind
@@ -46,6 +55,9 @@ ka_clients() {
   for tool in $(rateperfs); do
     if ka_has_request_rate "$tool"; then
       for kind in calls rate piped; do clients+=("$tool/$kind"); done
+      if ka_has_batch "$tool"; then
+        for kind in calls_batch rate_batch; do clients+=("$tool/$kind"); done
+      fi
     else
       log "(j) $tool has no --request-rate: left out"
     fi
@@ -72,17 +84,21 @@ ka_rate() { awk -v p="$1" -v w="$2" 'BEGIN { printf "%d", int(w * p / 1000 / 100
 # next port of nginx; the figures in BASE.json.
 ka_run() {
   local tool=${1%/*} kind=${1#*/} rate=$2 base=$3 bin=$rateperf
-  if [[ $kind == calls ]]; then
+  local -a timing=()
+  [[ $kind == *_batch ]] && timing=(--timing batch)
+  if [[ $kind == calls* ]]; then
     local conn_rate=$((rate / ka_calls))
     next_port
     # run_here reads httperf's figures from its text, as everywhere.
-    run_here "$tool" "$conn_rate" $((conn_rate * ka_s)) "$base" --num-calls "$ka_calls"
+    run_here "$tool" "$conn_rate" $((conn_rate * ka_s)) "$base" --num-calls "$ka_calls" \
+      ${timing[@]+"${timing[@]}"}
     return 0
   fi
   [[ $tool == baseline ]] && bin=$baseline
   cmd=("$bin" -q --server 127.0.0.1 --uri /ok.txt --timeout 5 --json "$base.json"
        --request-rate "$rate" --connections "$ka_conns" --duration "$ka_s")
   [[ $kind == piped ]] && cmd+=(--burst-length "$ka_burst")
+  cmd+=(${timing[@]+"${timing[@]}"})
   next_port
   timeout -k 2 $((ka_s + 30)) ${in_netns[@]+"${in_netns[@]}"} taskset -c 0 "${cmd[@]}" \
     --port "$port" >"$base.txt" 2>"$base.err" || log "$tool exited with status $? ($base.txt)"
@@ -92,7 +108,7 @@ ka_run() {
 # ka_held WORD RATE BASE: true when the run held RATE (see the top of this file).
 ka_held() {
   local expression="{/errors/total} == 0 and {/request_rate/per_s} >= 0.97 * $2" conns
-  if [[ $1 == */calls ]]; then
+  if [[ $1 == */calls* ]]; then
     conns=$(($2 * ka_s / ka_calls))
     expression+=" and {/totals/replies} == $((conns * ka_calls))"
   else
@@ -195,13 +211,15 @@ rows_j() {
   local kind first what target
   local -A label=([calls]="--num-calls $ka_calls (at a connection rate of R / $ka_calls)"
                   [rate]="--request-rate on $ka_conns connections"
-                  [piped]="--request-rate on $ka_conns connections, --burst-length $ka_burst")
+                  [piped]="--request-rate on $ka_conns connections, --burst-length $ka_burst"
+                  [calls_batch]="--num-calls $ka_calls, --timing batch"
+                  [rate_batch]="--request-rate on $ka_conns connections, --timing batch")
   if ! wants j; then
     row "(j) keep-alive" "not measured" "not measured" "not measured" "not measured" "" "" "" ""
     return 0
   fi
   first="(j) keep-alive: highest held request rate R [req/s] (${ka_s}-s runs searched from 0.95x wrk, at most $ka_steps steps; held: every call answered, 0 errors, >= 97 % of R, lag p99 <= 1 ms (httperf: no lag); 0: no step held; $ka_where)"
-  for kind in calls rate piped; do
+  for kind in calls rate piped calls_batch rate_batch; do
     what="(j) the same"
     [[ $kind == calls ]] && what=$first
     target=">= 0.95x wrk"
@@ -215,7 +233,7 @@ rows_j() {
       "$([[ $kind == calls ]] && ratio j_held_calls_rateperf j_held_calls_httperf || echo -)" \
       "$(ratio "j_held_${kind}_rateperf" j_wrk)" "$target"
   done
-  for kind in calls rate piped; do
+  for kind in calls rate piped calls_batch rate_batch; do
     what="(j) keep-alive: CPU per request [us] at the held rate (wrk: user + system over its run)"
     [[ $kind == calls ]] || what="(j) the same"
     target=''

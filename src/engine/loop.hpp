@@ -39,6 +39,13 @@ struct LoopFigures {
 // watchdog that fires reads its socket first (Connection::on_watchdog): a reply waiting to be
 // read is not timed out.
 //
+// --timing batch, turns of T (--batch-reads T, 0.2 ms by default): the loop takes a turn at most
+// every T: it drains the batch set, fires the timers due (the arrivals that fell due since the
+// last turn go out together, each up to T late, which its lag shows), and sleeps until the next
+// turn or the next deadline, whichever is later. At tens of thousands of requests a second a
+// turn serves some ten arrivals and ten replies for one wake-up, where the other modes wake (or
+// poll) for each; the server gets the requests in bunches too.
+//
 // Owned by one Worker and used only on the thread that runs it.
 class Loop {
  public:
@@ -50,8 +57,9 @@ class Loop {
     evutil_socket_t fd = -1;
   };
 
+  // `turn`: --timing batch's turn length (zero for the other modes).
   explicit Loop(options::Timing timing = options::Timing::automatic,
-                Duration batch_reads = Duration::zero());
+                Duration batch_reads = Duration::zero(), Duration turn = Duration::zero());
   ~Loop();
   Loop(const Loop&) = delete;
   Loop& operator=(const Loop&) = delete;
@@ -100,6 +108,8 @@ class Loop {
   LoopFigures figures() const;
 
  private:
+  // --timing batch's loop: a turn every turn_.
+  void run_turns();
   static void on_wakeup(evutil_socket_t, short, void* self);
   static void on_batch(evutil_socket_t, short, void* self);
   // Calls back every socket of the batch set that became ready.
@@ -122,6 +132,7 @@ class Loop {
   int timer_fd_ = -1;  // the wake-up timerfd, read by wakeup_
   EventPtr wakeup_;
   Duration batch_{};   // --batch-reads
+  Duration turn_{};    // --timing batch: the turn's length; zero: the Pacer's waits
   int batch_fd_ = -1;  // the batch set's epoll descriptor; -1: no batching
   EventPtr batch_event_;
   bool batch_watched_ = false;

@@ -61,6 +61,7 @@ void Pacer::update() {
       break;
     case options::Timing::sleep:
     case options::Timing::spin:
+    case options::Timing::batch:
       break;
   }
 }
@@ -78,6 +79,7 @@ Duration Pacer::poll_below() const {
     case options::Timing::automatic:
       return poll_below_;
     case options::Timing::sleep:
+    case options::Timing::batch:
       return Duration::zero();
     case options::Timing::spin:
       break;
@@ -92,7 +94,8 @@ Wait Pacer::plan(TimePoint now, std::optional<TimePoint> next, bool busy) const 
   if (!next) return Wait{.sleep = true, .wake_at = std::nullopt};
   const Duration left = *next - now;
   if (left <= Duration::zero()) return Wait{};  // due: serve it at once
-  const bool stale = mode_ != options::Timing::sleep && (!last_woke_ || now - *last_woke_ > kRefresh);
+  const bool stale = mode_ != options::Timing::sleep && mode_ != options::Timing::batch &&
+                     (!last_woke_ || now - *last_woke_ > kRefresh);
   if (left <= poll_below() && !stale) return Wait{};
   // A refresh sleep for a deadline nearer than the margin sleeps to the deadline itself: a
   // timer set in the past would measure nothing.

@@ -60,7 +60,7 @@ Worker::Worker(const WorkerSetup& setup)
       shares_(setup.shares),
       samples_(setup.samples),
       publish_progress_(setup.publish_progress),
-      loop_(loop_timing(setup.config), setup.batch_reads),
+      loop_(loop_timing(setup.config), setup.batch_reads, setup.config.batch_turn()),
       addresses_(setup.endpoints, setup.config.all_server_addresses,
                  setup.sources != nullptr ? *setup.sources : std::vector<net::Endpoint>{},
                  setup.config.hog, setup.share, setup.shares),

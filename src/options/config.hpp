@@ -64,6 +64,7 @@ enum class Timing {
   sleep,      // sleeps until each deadline
   hybrid,     // sleeps until a learned margin before each deadline, then polls: punctual
   spin,       // never sleeps
+  batch,      // takes a turn every batch_turn(): the arrivals due since the last, and the replies
 };
 
 // Which clock times the replies (--clock): the kernel's receive (and transmit) timestamps of
@@ -172,6 +173,11 @@ struct Config {
   // --batch-reads: replies are read at the loop's next wake-up, at most this long after they
   // came, instead of waking the client for each (kernel clock only); zero: at once.
   Duration batch_reads{};
+  // --timing batch: the length of the loop's turns, --batch-reads or 0.2 ms; zero otherwise.
+  Duration batch_turn() const {
+    if (timing != Timing::batch) return Duration::zero();
+    return batch_reads > Duration::zero() ? batch_reads : std::chrono::microseconds(200);
+  }
 
   // --threads: share-nothing workers, each on a thread of its own with its own loop, taking
   // arrivals k, k + N, ... of the one schedule; --cpus: the CPUs they are pinned to in turn

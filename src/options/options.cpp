@@ -134,6 +134,11 @@ void check_clock(const Config& config) {
   if (config.batch_reads > Duration::zero() && config.clock == ReplyClock::user) {
     fail("--batch-reads", "needs --clock kernel (a reply read late keeps its time only by the kernel's timestamps)");
   }
+  if (config.timing == Timing::batch && config.clock == ReplyClock::user) {
+    fail("--timing",
+         "batch needs --clock kernel (a reply read at the next turn keeps its time only by the "
+         "kernel's timestamps)");
+  }
 }
 
 }  // namespace

@@ -216,18 +216,19 @@ constexpr std::array<std::string_view, 2> kPrintParts = {"header", "body"};
 constexpr std::array<std::string_view, 2> kServerAddresses = {"first", "all"};
 constexpr std::array<std::string_view, 5> kSslProtocols = {"auto", "TLSv1.0", "TLSv1.1", "TLSv1.2",
                                                           "TLSv1.3"};
-constexpr std::array<std::string_view, 4> kTimings = {"auto", "sleep", "hybrid", "spin"};
+constexpr std::array<std::string_view, 5> kTimings = {"auto", "sleep", "hybrid", "spin", "batch"};
 constexpr std::array<std::string_view, 2> kClocks = {"kernel", "user"};
 constexpr std::array<std::string_view, 3> kFormats = {"httperf", "ab", "siege"};
 
 void apply_timing(Config& c, std::string_view v) {
-  for (const Timing timing : {Timing::automatic, Timing::sleep, Timing::hybrid, Timing::spin}) {
+  for (const Timing timing :
+       {Timing::automatic, Timing::sleep, Timing::hybrid, Timing::spin, Timing::batch}) {
     if (v == timing_name(timing)) {
       c.timing = timing;
       return;
     }
   }
-  fail("--timing", "expected auto, sleep, hybrid or spin (got " + quoted(v) + ")");
+  fail("--timing", "expected auto, sleep, hybrid, spin or batch (got " + quoted(v) + ")");
 }
 
 void apply_format(Config& c, std::string_view v) {
@@ -469,7 +470,7 @@ const std::array kOptions = {
       echo_seconds(l, "--think", c.think); },
     .json = [](const Config& c, json& j) { j["think_s"] = to_s(c.think); }},
   OptionSpec{.name = "timing", .group = Group::load, .kind = ValueKind::choice,
-    .value_name = "MODE", .help = "auto, sleep, hybrid or spin: how the client waits (default auto)",
+    .value_name = "MODE", .help = "auto, sleep, hybrid, spin or batch: how the client waits (default auto); batch takes a turn every --batch-reads S (default 0.2 ms), the arrivals due since the last and the replies that came (kernel clock)",
     .choices = kTimings, .apply = apply_timing,
     .echo_rank = 200, .echo = [](const Config& c, std::string& l) {
       if (c.timing != Timing::automatic) add(l, "--timing=" + std::string(timing_name(c.timing))); },
@@ -850,6 +851,8 @@ std::string_view timing_name(Timing timing) {
     case Timing::sleep: return "sleep";
     case Timing::hybrid: return "hybrid";
     case Timing::spin: return "spin";
+    case Timing::batch:
+      return "batch";
   }
   return "auto";
 }

@@ -217,7 +217,9 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
     }
   }
   const bool kernel_clock = config.clock == options::ReplyClock::kernel && clock_fallback.empty();
-  const Duration batch_reads = kernel_clock ? config.batch_reads : Duration::zero();
+  // --timing batch reads the replies at its turns.
+  const Duration reads_wait = std::max(config.batch_reads, config.batch_turn());
+  const Duration batch_reads = kernel_clock ? reads_wait : Duration::zero();
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> call_log_file(nullptr, &std::fclose);
   std::unique_ptr<engine::CallLog> call_log;
   if (!config.call_log_path.empty()) {
@@ -320,7 +322,7 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   info.verbose = config.verbose > 0;
   info.start_time_utc = start_time_utc;
   info.timing = timing_of(config, results);
-  outcome.batch_reads_dropped = config.batch_reads > Duration::zero() && !kernel_clock;
+  outcome.batch_reads_dropped = reads_wait > Duration::zero() && !kernel_clock;
   info.clock_kernel = kernel_clock;
   info.clock_fallback = clock_fallback;
   info.batch_reads_s = to_s(batch_reads);

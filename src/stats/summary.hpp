@@ -61,7 +61,7 @@ inline constexpr std::array<int, 9> kServedWithinPercents = {50, 66, 75, 80, 90,
 
 // How the client's loops waited for their deadlines (--timing) and what that cost.
 struct TimingFigures {
-  std::string mode = "auto";  // auto, sleep, hybrid or spin
+  std::string mode = "auto";  // auto, sleep, hybrid, spin or batch
   double cpu_percent = 0;     // the client's CPU over the run, % of one core
   std::uint64_t sleeps = 0;   // loop turns that slept in epoll_wait
   std::uint64_t polls = 0;    // loop turns that polled without sleeping
