@@ -496,6 +496,7 @@ const std::vector<JsonField>& documented_fields() {
       {"/timing/lateness_p99_ms", JsonType::number},
       {"/timing/margin_ms", JsonType::number},
       {"/timing/poll_below_ms", JsonType::number},
+      {"/timing/turn_ms", JsonType::number},
       {"/samples", JsonType::array},
       {"/samples[]/start_s", JsonType::number},
       {"/samples[]/length_s", JsonType::number},

@@ -94,5 +94,11 @@ echo "(5) timing $mode: $sleeps sleeps for 20000 requests, lag p99 $lag_p99 ms"
 check "(5) /timing/mode" "$mode" batch
 check "(5) fewer wake-ups than half the requests" "$(( sleeps < 10000 ))" 1
 check "(5) lag p99 below 50 ms" "$(awk -v l="$lag_p99" 'BEGIN { print (l < 50) }')" 1
+# auto at 20,000 requests/s (the kernel clock by default) takes batch's turns of itself.
+run_case 7 10 20000 20000 --request-rate 20000 --connections 10 --requests 20000
+read -r sleeps turn < <(result_get "$work/7.json" '{/timing/sleeps} {/timing/turn_ms}')
+echo "(7) timing auto: turns of $turn ms, $sleeps sleeps for 20000 requests"
+check "(7) /timing/turn_ms" "$turn" 0.2
+check "(7) fewer wake-ups than half the requests" "$(( sleeps < 10000 ))" 1
 
 nginx_finish keepalive_nginx "$dir"

@@ -639,10 +639,29 @@ TEST_SUITE("options") {
     CHECK(config_of({"--timing", "spin"}).timing == Timing::spin);
     CHECK(config_of({"--timing", "batch"}).timing == Timing::batch);
     // batch's turn: --batch-reads, or 0.2 ms; no turn in the other modes.
-    CHECK(config_of({"--timing", "batch"}).batch_turn() == std::chrono::microseconds(200));
-    CHECK(config_of({"--timing", "batch", "--batch-reads", "0.001"}).batch_turn() ==
+    CHECK(config_of({"--timing", "batch"}).turn(true) == std::chrono::microseconds(200));
+    CHECK(config_of({"--timing", "batch", "--batch-reads", "0.001"}).turn(true) ==
           std::chrono::milliseconds(1));
-    CHECK(config_of({"--timing", "sleep"}).batch_turn() == rateperf::Duration::zero());
+    CHECK(config_of({"--timing", "sleep"}).turn(true) == rateperf::Duration::zero());
+    // auto: batch's turns from 20,000 calls a second a worker with the kernel clock; sleep in a
+    // closed loop; its own pacing otherwise.
+    CHECK(config_of({"--rate", "19999"}).loop_timing(true) == Timing::automatic);
+    CHECK(config_of({"--rate", "20000"}).loop_timing(true) == Timing::batch);
+    CHECK(config_of({"--rate", "20000"}).loop_timing(false) == Timing::automatic);
+    CHECK(config_of({"--rate", "20000", "--timing", "hybrid"}).loop_timing(true) == Timing::hybrid);
+    CHECK(config_of({"--rate", "30000", "--threads", "2"}).loop_timing(true) == Timing::automatic);
+    CHECK(config_of({"--rate", "80000", "--threads", "2", "--shard", "0/2"}).loop_timing(true) ==
+          Timing::batch);
+    CHECK(config_of({"--rate", "300", "--num-calls", "100"}).loop_timing(true) == Timing::batch);
+    CHECK(config_of({"--rate", "300", "--wsess", "10,100,0"}).loop_timing(true) == Timing::batch);
+    CHECK(config_of({"--request-rate", "44000", "--requests", "10"}).loop_timing(true) ==
+          Timing::batch);
+    CHECK(config_of({"--concurrency", "10", "--num-conns", "10"}).loop_timing(true) ==
+          Timing::sleep);
+    CHECK(config_of({"--request-rate", "44000", "--requests", "10"}).turn(true) ==
+          std::chrono::microseconds(200));
+    CHECK(config_of({"--request-rate", "44000", "--requests", "10"}).turn(false) ==
+          rateperf::Duration::zero());
     CHECK(usage_error({"--timing", "batch", "--clock", "user"})
               .starts_with("--timing: batch needs --clock kernel"));
     CHECK(echo_command_line(config_of({"--timing", "hybrid", "--max-lag", "1"}))

@@ -110,12 +110,13 @@ TEST_SUITE("timing") {
     // before the deadline and polled the rest, 32 polls for these 50 arrivals; hybrid polls
     // every one).
     CHECK(count(slow, "polls") < 10);
-    // 25 us apart, nearer than a wake-up usually comes back here (median lateness 35..60 us):
-    // the loop polls, and sets the timer for hardly any of the 10,000 arrivals, where sleep
-    // mode sets it for nearly every one. Auto decides from the lateness it measures in the run:
-    // when its wake-ups came back within the gap (seen once in six runs, at 11 us), sleeping
-    // was the right choice, and the run only has to say so.
-    const TimedRun fast = run_timed("auto", "40000", "10000");
+    // 25 us apart, nearer than a wake-up usually comes back here (median lateness 35..60 us),
+    // timed by the client's clock: the loop polls, and sets the timer for hardly any of the
+    // 10,000 arrivals, where sleep mode sets it for nearly every one. Auto decides from the
+    // lateness it measures in the run: when its wake-ups came back within the gap (seen once in
+    // six runs, at 11 us), sleeping was the right choice, and the run only has to say so.
+    const TimedRun fast = run_timed("auto", "40000", "10000", {"--clock", "user"});
+    CHECK(fast.timing.at("turn_ms").get<double>() == 0);
     const double lateness_us = fast.timing.at("lateness_p50_ms").get<double>() * 1000;
     if (lateness_us > 30) {
       CHECK(count(fast, "timer_arms") < fast.arrivals / 10);
@@ -129,6 +130,25 @@ TEST_SUITE("timing") {
     MESSAGE("timer arms for 10,000 arrivals: auto at 40,000/s " << count(fast, "timer_arms")
                                                                << ", sleep at 20,000/s "
                                                                << count(fast_sleep, "timer_arms"));
+  }
+
+  TEST_CASE("auto takes batch's turns from 20,000 calls a second with the kernel clock") {
+    // 40,000/s with the kernel clock (the default): a wake-up for each turn of 0.2 ms, some
+    // eight arrivals to one, where the client's clock (above) polls for each.
+    const TimedRun turns = run_timed("auto", "40000", "10000");
+    CHECK(turns.arrivals == 10000);
+    CHECK(turns.timing.at("turn_ms").get<double>() == doctest::Approx(0.2));
+    CHECK(count(turns, "sleeps") < turns.arrivals / 2);
+    CHECK(
+        report_line(turns.report, "Timing: ").rfind("Timing: auto in turns of 0.200 ms, CPU ", 0) ==
+        0);
+    CHECK(turns.lag_p99_ms < 20);
+    // Below 20,000/s it is auto's own pacing, with no turns.
+    const TimedRun below = run_timed("auto", "10000", "2000");
+    CHECK(below.timing.at("turn_ms").get<double>() == 0);
+    CHECK(report_line(below.report, "Timing: ").rfind("Timing: auto, CPU ", 0) == 0);
+    MESSAGE("auto at 40,000/s: " << count(turns, "sleeps") << " sleeps, " << count(turns, "polls")
+                                 << " polls, lag p99 " << turns.lag_p99_ms << " ms");
   }
 
   TEST_CASE("batch takes a turn every 0.2 ms (every --batch-reads T) for the arrivals due in it") {

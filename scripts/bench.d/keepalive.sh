@@ -5,8 +5,9 @@
 #   calls/rateperf   --num-calls 100 at a connection rate of R / 100
 #   rate/rateperf    --request-rate R --connections 50 --duration S
 #   piped/rateperf   the same with --burst-length 16 (pipelined)
-#   calls_batch/rateperf, rate_batch/rateperf   calls and rate with --timing batch (turns of
-#                    0.2 ms: the loop wakes once a turn, not for each arrival and reply)
+#   calls_user/rateperf, rate_user/rateperf   calls and rate with --clock user: auto then polls
+#                    while the sockets are busy, where with the kernel clock (the default) it
+#                    takes batch's turns at these rates (one wake-up every 0.2 ms)
 #   calls/httperf    httperf --num-calls 100 at a connection rate of R / 100
 # (and the baseline's rateperf runs, with --baseline, when it has --request-rate). Held: every
 # call answered, no error, a request rate (requests / test-duration) of at least 97 % of R, and
@@ -41,11 +42,11 @@ ka_has_request_rate() {
   "$bin" --help 2>&1 | grep -q -- '--request-rate'
 }
 
-# ka_has_batch TOOL: the rateperf TOOL has --timing batch.
-ka_has_batch() {
+# ka_has_turns TOOL: the rateperf TOOL's auto takes batch's turns at high rates.
+ka_has_turns() {
   local bin=$rateperf
   [[ $1 == baseline ]] && bin=$baseline
-  "$bin" --help 2>&1 | grep -q -- 'spin or batch'
+  "$bin" --help 2>&1 | grep -q -- "auto takes batch's turns"
 }
 
 # ka_clients: sets the array clients to the words TOOL/KIND of (j).
@@ -55,8 +56,8 @@ ka_clients() {
   for tool in $(rateperfs); do
     if ka_has_request_rate "$tool"; then
       for kind in calls rate piped; do clients+=("$tool/$kind"); done
-      if ka_has_batch "$tool"; then
-        for kind in calls_batch rate_batch; do clients+=("$tool/$kind"); done
+      if ka_has_turns "$tool"; then
+        for kind in calls_user rate_user; do clients+=("$tool/$kind"); done
       fi
     else
       log "(j) $tool has no --request-rate: left out"
@@ -85,7 +86,7 @@ ka_rate() { awk -v p="$1" -v w="$2" 'BEGIN { printf "%d", int(w * p / 1000 / 100
 ka_run() {
   local tool=${1%/*} kind=${1#*/} rate=$2 base=$3 bin=$rateperf
   local -a timing=()
-  [[ $kind == *_batch ]] && timing=(--timing batch)
+  [[ $kind == *_user ]] && timing=(--clock user)
   if [[ $kind == calls* ]]; then
     local conn_rate=$((rate / ka_calls))
     next_port
@@ -212,14 +213,14 @@ rows_j() {
   local -A label=([calls]="--num-calls $ka_calls (at a connection rate of R / $ka_calls)"
                   [rate]="--request-rate on $ka_conns connections"
                   [piped]="--request-rate on $ka_conns connections, --burst-length $ka_burst"
-                  [calls_batch]="--num-calls $ka_calls, --timing batch"
-                  [rate_batch]="--request-rate on $ka_conns connections, --timing batch")
+                  [calls_user]="--num-calls $ka_calls, --clock user (auto polls)"
+                  [rate_user]="--request-rate on $ka_conns connections, --clock user (auto polls)")
   if ! wants j; then
     row "(j) keep-alive" "not measured" "not measured" "not measured" "not measured" "" "" "" ""
     return 0
   fi
   first="(j) keep-alive: highest held request rate R [req/s] (${ka_s}-s runs searched from 0.95x wrk, at most $ka_steps steps; held: every call answered, 0 errors, >= 97 % of R, lag p99 <= 1 ms (httperf: no lag); 0: no step held; $ka_where)"
-  for kind in calls rate piped calls_batch rate_batch; do
+  for kind in calls rate piped calls_user rate_user; do
     what="(j) the same"
     [[ $kind == calls ]] && what=$first
     target=">= 0.95x wrk"
@@ -233,7 +234,7 @@ rows_j() {
       "$([[ $kind == calls ]] && ratio j_held_calls_rateperf j_held_calls_httperf || echo -)" \
       "$(ratio "j_held_${kind}_rateperf" j_wrk)" "$target"
   done
-  for kind in calls rate piped calls_batch rate_batch; do
+  for kind in calls rate piped calls_user rate_user; do
     what="(j) keep-alive: CPU per request [us] at the held rate (wrk: user + system over its run)"
     [[ $kind == calls ]] || what="(j) the same"
     target=''

@@ -54,6 +54,8 @@ struct Wait {
 //   are busy (tens of events a millisecond): a keep-alive connection's next call waits for
 //   its reply, and a sleep between them adds a wake-up's lateness to every call (near a
 //   server's capacity the connections then pile up).
+//   (Where a worker is offered 20,000 calls a second or more with the kernel clock, auto is
+//   not a Pacer's at all: the loop takes batch's turns, options::Config::loop_timing.)
 // Hybrid and auto learn only from timed wake-ups, and a loop that polls takes none: one slow
 // early wake-up could make auto poll for good. So when no timed wake-up came for kRefresh, the
 // next future deadline is slept for (to its margin) whatever the margins say: a fresh sample,

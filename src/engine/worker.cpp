@@ -22,13 +22,6 @@ constexpr Duration kProgressInterval = std::chrono::seconds(1);
 // How the loop waits. A closed loop keeps no schedule (each arrival follows a reply, and lag
 // does not apply), so auto's polling while the sockets are busy would only spin a core and
 // outpace what ab and siege measure of the same server: auto sleeps in it, as they do.
-options::Timing loop_timing(const options::Config& config) {
-  if (config.closed_loop() && config.timing == options::Timing::automatic) {
-    return options::Timing::sleep;
-  }
-  return config.timing;
-}
-
 net::TlsSettings tls_settings_of(const options::Config& config) {
   net::TlsSettings settings;
   settings.server_name = config.tls_server_name.empty() ? config.server : config.tls_server_name;
@@ -60,7 +53,8 @@ Worker::Worker(const WorkerSetup& setup)
       shares_(setup.shares),
       samples_(setup.samples),
       publish_progress_(setup.publish_progress),
-      loop_(loop_timing(setup.config), setup.batch_reads, setup.config.batch_turn()),
+      loop_(setup.config.loop_timing(setup.kernel_clock != nullptr), setup.batch_reads,
+            setup.config.turn(setup.kernel_clock != nullptr)),
       addresses_(setup.endpoints, setup.config.all_server_addresses,
                  setup.sources != nullptr ? *setup.sources : std::vector<net::Endpoint>{},
                  setup.config.hog, setup.share, setup.shares),

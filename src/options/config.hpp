@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -173,10 +174,32 @@ struct Config {
   // --batch-reads: replies are read at the loop's next wake-up, at most this long after they
   // came, instead of waking the client for each (kernel clock only); zero: at once.
   Duration batch_reads{};
-  // --timing batch: the length of the loop's turns, --batch-reads or 0.2 ms; zero otherwise.
-  Duration batch_turn() const {
-    if (timing != Timing::batch) return Duration::zero();
+  // The loop's timing in effect (engine/pacing.hpp): --timing, except that auto sleeps in a
+  // closed loop (no deadline to keep), and takes batch's turns when a worker is offered
+  // kAutoTurnsAbove calls a second or more and `kernel_clock` (the kernel's timestamps time the
+  // replies): one call every 50 us or less, where polling for each would take the whole core,
+  // and a reply read at the next turn keeps the times the kernel gave it.
+  static constexpr double kAutoTurnsAbove = 20000;
+  Timing loop_timing(bool kernel_clock) const {
+    if (timing != Timing::automatic) return timing;
+    if (closed_loop()) return Timing::sleep;
+    if (kernel_clock && worker_call_rate() >= kAutoTurnsAbove) return Timing::batch;
+    return timing;
+  }
+  // The length of batch's turns where loop_timing() is batch: --batch-reads or 0.2 ms; zero
+  // otherwise.
+  Duration turn(bool kernel_clock) const {
+    if (loop_timing(kernel_clock) != Timing::batch) return Duration::zero();
     return batch_reads > Duration::zero() ? batch_reads : std::chrono::microseconds(200);
+  }
+  // The calls a second one worker is offered: the schedule's rate over the workers of every
+  // shard, times the calls each arrival makes (--num-calls, --wsess's N2) outside request mode.
+  double worker_call_rate() const {
+    double calls = 1;
+    if (!request_mode)
+      calls =
+          static_cast<double>(sessions > 0 ? std::max<std::uint64_t>(wsess_calls, 1) : num_calls);
+    return period.rate_per_s * calls / (static_cast<double>(threads) * shard_count);
   }
 
   // --threads: share-nothing workers, each on a thread of its own with its own loop, taking

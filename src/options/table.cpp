@@ -470,7 +470,7 @@ const std::array kOptions = {
       echo_seconds(l, "--think", c.think); },
     .json = [](const Config& c, json& j) { j["think_s"] = to_s(c.think); }},
   OptionSpec{.name = "timing", .group = Group::load, .kind = ValueKind::choice,
-    .value_name = "MODE", .help = "auto, sleep, hybrid, spin or batch: how the client waits (default auto); batch takes a turn every --batch-reads S (default 0.2 ms), the arrivals due since the last and the replies that came (kernel clock)",
+    .value_name = "MODE", .help = "auto, sleep, hybrid, spin or batch: how the client waits (default auto); batch takes a turn every --batch-reads S (default 0.2 ms), the arrivals due since the last and the replies that came (kernel clock); auto takes batch's turns from 20,000 calls/s a worker",
     .choices = kTimings, .apply = apply_timing,
     .echo_rank = 200, .echo = [](const Config& c, std::string& l) {
       if (c.timing != Timing::automatic) add(l, "--timing=" + std::string(timing_name(c.timing))); },

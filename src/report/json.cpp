@@ -247,7 +247,8 @@ nlohmann::json to_json_document(const stats::Summary& s, const options::Config& 
         {"lateness_p50_ms", s.timing.lateness_p50_ms},
         {"lateness_p99_ms", s.timing.lateness_p99_ms},
         {"margin_ms", s.timing.margin_ms},
-        {"poll_below_ms", s.timing.poll_below_ms}}},
+        {"poll_below_ms", s.timing.poll_below_ms},
+        {"turn_ms", s.timing.turn_ms}}},
       {"samples", s.samples},
       {"series", series_of(s)},
   };

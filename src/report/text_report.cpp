@@ -193,10 +193,13 @@ void append_rateperf_lines(std::string& out, const stats::Summary& s) {
           "by it)\n",
           s.duration_s);
   const stats::TimingFigures& t = s.timing;
+  // Auto at a high rate takes batch's turns, and says so.
+  std::string mode = t.mode;
+  if (mode == "auto" && t.turn_ms > 0) appendf(mode, " in turns of %.3f ms", t.turn_ms);
   appendf(out,
           "Timing: %s, CPU %.1f%% of a core (sleeps %" PRIu64 " polls %" PRIu64
           " timer-arms %" PRIu64 "; wake-up lateness p50 %.3f p99 %.3f ms; margin %.3f ms)\n",
-          t.mode.c_str(), t.cpu_percent, t.sleeps, t.polls, t.timer_arms, t.lateness_p50_ms,
+          mode.c_str(), t.cpu_percent, t.sleeps, t.polls, t.timer_arms, t.lateness_p50_ms,
           t.lateness_p99_ms, t.margin_ms);
   if (s.interrupted) out += "Run: interrupted (SIGINT/SIGTERM) before the end of the schedule\n";
 

@@ -87,10 +87,11 @@ class SampleBoard final : public engine::SampleSink {
 double ms(Duration d) { return to_ms(d); }
 
 // The workers' loop figures as one (TimingFigures::add).
-stats::TimingFigures timing_of(const options::Config& config,
+stats::TimingFigures timing_of(const options::Config& config, bool kernel_clock,
                                const std::vector<engine::WorkerResult>& results) {
   stats::TimingFigures t;
   t.mode = options::timing_name(config.timing);
+  t.turn_ms = ms(config.turn(kernel_clock));
   for (const engine::WorkerResult& result : results) {
     const engine::LoopFigures& f = result.loop;
     stats::TimingFigures part;
@@ -217,8 +218,8 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
     }
   }
   const bool kernel_clock = config.clock == options::ReplyClock::kernel && clock_fallback.empty();
-  // --timing batch reads the replies at its turns.
-  const Duration reads_wait = std::max(config.batch_reads, config.batch_turn());
+  // Batch's turns (--timing batch, or auto at a high rate) read the replies at each turn.
+  const Duration reads_wait = std::max(config.batch_reads, config.turn(kernel_clock));
   const Duration batch_reads = kernel_clock ? reads_wait : Duration::zero();
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> call_log_file(nullptr, &std::fclose);
   std::unique_ptr<engine::CallLog> call_log;
@@ -321,7 +322,7 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   info.interrupted = watcher.interrupted();
   info.verbose = config.verbose > 0;
   info.start_time_utc = start_time_utc;
-  info.timing = timing_of(config, results);
+  info.timing = timing_of(config, kernel_clock, results);
   outcome.batch_reads_dropped = reads_wait > Duration::zero() && !kernel_clock;
   info.clock_kernel = kernel_clock;
   info.clock_fallback = clock_fallback;

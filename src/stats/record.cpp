@@ -313,7 +313,8 @@ json write_record(const Collector& collector, const RunInfo& info) {
           {"lateness_p50_ms", t.lateness_p50_ms},
           {"lateness_p99_ms", t.lateness_p99_ms},
           {"margin_ms", t.margin_ms},
-          {"poll_below_ms", t.poll_below_ms}}}}},
+          {"poll_below_ms", t.poll_below_ms},
+          {"turn_ms", t.turn_ms}}}}},
   };
 }
 
@@ -357,6 +358,8 @@ Record read_record(const json& value, TimePoint start, TimePoint samples_from) {
     info.timing.lateness_p99_ms = t.at("lateness_p99_ms").get<double>();
     info.timing.margin_ms = t.at("margin_ms").get<double>();
     info.timing.poll_below_ms = t.at("poll_below_ms").get<double>();
+    // Dumps older than auto's turns took turns only with --timing batch, and said nothing.
+    info.timing.turn_ms = t.value("turn_ms", 0.0);
     return record;
   } catch (const json::exception& e) {
     throw std::runtime_error(json_problem(e));

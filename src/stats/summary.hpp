@@ -71,9 +71,10 @@ struct TimingFigures {
   double lateness_p99_ms = 0;
   double margin_ms = 0;      // sleeps were set to end this long before a deadline
   double poll_below_ms = 0;  // deadlines nearer than this were polled for
+  double turn_ms = 0;        // batch's turns (--timing batch, or auto at a high rate): their length
 
   // Adds another loop's figures (a worker's, a shard's): counts add; the lateness and margins
-  // are the largest. The mode and the CPU stay.
+  // are the largest. The mode, the turn and the CPU stay.
   void add(const TimingFigures& other);
 };
 
