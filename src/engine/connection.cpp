@@ -341,16 +341,16 @@ void Connection::on_readable(TimePoint now, bool peer_closed) {
     }
     switch (got.status) {
       case net::IoStatus::done: {
-        std::size_t taken = 0;
+        // A first byte read apart has its own time, the reply's first; the bytes are framed
+        // together, so that a plain reply whole in the read is framed in one go.
+        TimePoint first_kernel_at;
         if (got.first_bytes > 0 && got.first_bytes < got.bytes) {
-          previous_kernel_at_ = last_kernel_at_;
           last_kernel_at_ = got.first_kernel_at;
-          if (take_bytes(buffer.data(), got.first_bytes, got.at, got.first_kernel_at)) return;
-          taken = got.first_bytes;
+          first_kernel_at = got.first_kernel_at;
         }
         previous_kernel_at_ = last_kernel_at_;
         last_kernel_at_ = got.kernel_at;
-        if (take_bytes(buffer.data() + taken, got.bytes - taken, got.at, got.kernel_at)) return;
+        if (take_bytes(buffer.data(), got.bytes, got.at, got.kernel_at, first_kernel_at)) return;
         touch(got.at);
         // Edge triggered: the socket must be left empty, or the bytes left would never be
         // announced again. A read shorter than the buffer emptied it (later bytes make a new
@@ -382,14 +382,15 @@ void Connection::on_readable(TimePoint now, bool peer_closed) {
   }
 }
 
-bool Connection::take_bytes(const char* data, std::size_t length, TimePoint at,
-                            TimePoint kernel_at) {
+bool Connection::take_bytes(const char* data, std::size_t length, TimePoint at, TimePoint kernel_at,
+                            TimePoint first_kernel_at) {
   std::size_t offset = 0;
   // Bytes with no call in flight are no reply of anyone's: ignored.
   while (offset < length && !calls_.empty()) {
     if (!parser_.started()) {
       calls_.front().first_byte = at;
-      calls_.front().first_byte_kernel = kernel_at;
+      calls_.front().first_byte_kernel =
+          offset == 0 && first_kernel_at != TimePoint{} ? first_kernel_at : kernel_at;
     }
     std::size_t consumed = 0;
     const http::FeedStatus status = parser_.feed(data + offset, length - offset, consumed);

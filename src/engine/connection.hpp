@@ -96,8 +96,10 @@ class Connection {
   // (or reset the connection), so that reading goes on to the end of stream or the error.
   void on_readable(TimePoint now, bool peer_closed);
   // Frames received bytes into replies; true when the connection ended.
-  // `kernel_at`: the kernel's time of the bytes, where it gave one.
-  bool take_bytes(const char* data, std::size_t length, TimePoint at, TimePoint kernel_at);
+  // `kernel_at`: the kernel's time of the bytes, where it gave one; `first_kernel_at`, where
+  // given, the time of the first byte, for a reply that starts with it.
+  bool take_bytes(const char* data, std::size_t length, TimePoint at, TimePoint kernel_at,
+                  TimePoint first_kernel_at = {});
   // Acts on a complete reply of the front call, read at `now` and (where the kernel stamped its
   // last segment) come in at `kernel_now`; true when the connection ended.
   bool reply_done(TimePoint now, TimePoint kernel_now);

@@ -1,5 +1,8 @@
 #include "http/response_parser.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cstring>
 #include <string_view>
 
 namespace rateperf::http {
@@ -15,7 +18,134 @@ constexpr std::uint8_t kOtherField = kSetCookie.size() + 1;
 
 char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
+// What a plain reply's bytes may be: a field name's (RFC 9110 section 5.6.2, tchar), and a
+// status reason's or field value's (visible ASCII, space and tab: what no http-parser build
+// rejects).
+enum CharClass : std::uint8_t { kToken = 1, kVisible = 2 };
+constexpr std::array<std::uint8_t, 256> kCharClasses = [] {
+  std::array<std::uint8_t, 256> classes{};
+  for (int c = 0x20; c < 0x7f; ++c) classes[c] = kVisible;
+  classes['\t'] = kVisible;
+  for (const char c : std::string_view("!#$%&'*+-.^_`|~0123456789")) classes[c] |= kToken;
+  for (int c = 'a'; c <= 'z'; ++c) classes[c] |= kToken;
+  for (int c = 'A'; c <= 'Z'; ++c) classes[c] |= kToken;
+  return classes;
+}();
+
+bool is(std::uint8_t char_class, char c) {
+  return (kCharClasses[static_cast<unsigned char>(c)] & char_class) != 0;
+}
+
+// The first byte at or after `p` that is not visible ASCII (0x20-0x7e), eight bytes at a time:
+// a word has none when no byte is below 0x20, none has its top bit set and none is 0x7f.
+const char* skip_visible(const char* p, const char* end) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101;
+  constexpr std::uint64_t kTops = 0x8080808080808080;
+  while (end - p >= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, sizeof word);
+    const std::uint64_t del = word ^ (kOnes * 0x7f);
+    // Any byte below 0x20 (the classic "has less than" test, exact as a yes or no), any top
+    // bit, any 0x7f (a zero byte of `del`).
+    if ((((word - kOnes * 0x20) & ~word) | word | ((del - kOnes) & ~del)) & kTops) break;
+    p += 8;
+  }
+  return p;
+}
+
+bool equals_lower(std::string_view text, std::string_view lower) {
+  if (text.size() != lower.size()) return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (ascii_lower(text[i]) != lower[i]) return false;
+  }
+  return true;
+}
+
+// A plain reply's head is at most this long; longer ones go to http-parser (whose own limit is
+// 80 KiB).
+constexpr std::size_t kPlainHeadMost = 16 * 1024;
+
 }  // namespace
+
+PlainReply frame_plain_reply(const char* data, std::size_t len) {
+  constexpr PlainReply kNotPlain{};
+  // "HTTP/1.x NNN " and at least CRLF CRLF after it.
+  if (len < 17 || std::memcmp(data, "HTTP/1.", 7) != 0 || (data[7] != '0' && data[7] != '1') ||
+      data[8] != ' ' || data[12] != ' ') {
+    return kNotPlain;
+  }
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (data[9] < '2' || data[9] > '5' || !digit(data[10]) || !digit(data[11])) return kNotPlain;
+  const int status = (data[9] - '0') * 100 + (data[10] - '0') * 10 + (data[11] - '0');
+  if (status == 204 || status == 304) return kNotPlain;
+  const char* const end = data + std::min(len, kPlainHeadMost);
+  const char* p = data + 13;
+  // The rest of a line (after its name, or the status), up to its CRLF: visible bytes only.
+  const auto line_end = [&p, end] {
+    p = skip_visible(p, end);
+    while (p < end && *p != '\r') {
+      if (!is(kVisible, *p)) return false;
+      ++p;
+    }
+    if (end - p < 2 || p[1] != '\n') return false;
+    p += 2;
+    return true;
+  };
+  if (!line_end()) return kNotPlain;
+  bool close = false;
+  bool keep_alive = false;
+  bool has_length = false;
+  std::size_t content_length = 0;
+  for (;;) {
+    if (p == end) return kNotPlain;
+    if (*p == '\r') {  // the blank line
+      if (end - p < 2 || p[1] != '\n') return kNotPlain;
+      p += 2;
+      break;
+    }
+    const char* const name_start = p;
+    while (p < end && is(kToken, *p)) ++p;
+    if (p == name_start || p == end || *p != ':') return kNotPlain;
+    const std::string_view name(name_start, static_cast<std::size_t>(p - name_start));
+    const char* const value_start = ++p;
+    if (!line_end()) return kNotPlain;
+    std::string_view value(value_start, static_cast<std::size_t>(p - 2 - value_start));
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+      value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    if (equals_lower(name, "content-length")) {
+      // One, of digits only, and not so long that it could overflow.
+      if (has_length || value.empty() || value.size() > 15) return kNotPlain;
+      for (const char c : value) {
+        if (!digit(c)) return kNotPlain;
+        content_length = content_length * 10 + static_cast<std::size_t>(c - '0');
+      }
+      has_length = true;
+    } else if (equals_lower(name, "connection")) {
+      if (equals_lower(value, "close")) {
+        close = true;
+      } else if (equals_lower(value, "keep-alive")) {
+        keep_alive = true;
+      } else {
+        return kNotPlain;  // a list of tokens, "upgrade"...: http-parser's to read
+      }
+    } else if (equals_lower(name, "transfer-encoding") || equals_lower(name, "upgrade") ||
+               equals_lower(name, "proxy-connection")) {
+      return kNotPlain;
+    }
+  }
+  const auto head = static_cast<std::size_t>(p - data);
+  if (!has_length || len - head < content_length) return kNotPlain;
+  PlainReply reply;
+  reply.length = head + content_length;
+  reply.header_bytes = head;
+  reply.body_bytes = content_length;
+  reply.status = status;
+  // http_should_keep_alive's rule: HTTP/1.1 keeps the connection unless told to close it,
+  // HTTP/1.0 only when told to keep it.
+  reply.keep_alive = data[7] == '1' ? !close : keep_alive;
+  return reply;
+}
 
 // The callbacks are the same for every parser: one table for all (a parser per pooled
 // connection would otherwise carry 80 bytes of identical function pointers).
@@ -199,6 +329,20 @@ FeedStatus ResponseParser::feed(const char* data, std::size_t len, std::size_t& 
   consumed = 0;
   if (error_ != ParseError::none) return FeedStatus::error;
   if (complete_) return FeedStatus::complete;
+  if (bytes_ == 0 && plain_replies_ && !head_request_ && !capture_cookies_) {
+    const PlainReply plain = frame_plain_reply(data, len);
+    if (plain.length > 0) {
+      status_ = plain.status;
+      keep_alive_ = plain.keep_alive;
+      header_bytes_ = plain.header_bytes;
+      body_bytes_ = plain.body_bytes;
+      headers_done_ = true;
+      complete_ = true;
+      bytes_ = plain.length;
+      consumed = plain.length;
+      return FeedStatus::complete;
+    }
+  }
 
   // http_parser_execute() with a length of 0 means end of stream, so it is never called here
   // with an empty buffer (the loop condition guarantees it).

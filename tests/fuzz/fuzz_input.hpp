@@ -147,10 +147,12 @@ inline const char* check_ended(http::ResponseParser& parser, const ReplyOutcome&
 
 // Feeds the server's bytes as `chunking` cuts them, as the engine does with each read(), then
 // calls finish() (the server closed) unless the reply ended. Every call is checked against what
-// response_parser.hpp promises; the first broken promise is in `violation`.
-inline RunResult run_parser(const FuzzInput& input, const Chunking& chunking) {
+// response_parser.hpp promises; the first broken promise is in `violation`. `plain`: plain
+// replies are framed without http-parser (ResponseParser::plain_replies).
+inline RunResult run_parser(const FuzzInput& input, const Chunking& chunking, bool plain = true) {
   RunResult result;
   http::ResponseParser parser;
+  parser.plain_replies(plain);
   parser.reset(input.head_request);
   std::size_t reply_consumed = 0;  // bytes of the stream the current reply has consumed
   std::size_t chunk_start = 0;
@@ -261,8 +263,20 @@ inline const char* check_cutting(const FuzzInput& input, const Chunking& chunkin
   return compare_runs(split, whole);
 }
 
+// A plain reply (http::frame_plain_reply) is framed as http-parser frames it: the same bytes
+// in one read, with and without the plain framing, give the same verdicts and figures.
+inline const char* check_plain(const FuzzInput& input) {
+  const RunResult plain = run_parser(input, Chunking{}, true);
+  const RunResult parser = run_parser(input, Chunking{}, false);
+  if (plain.violation != nullptr) return plain.violation;
+  if (parser.violation != nullptr) return parser.violation;
+  return compare_runs(plain, parser) == nullptr ? nullptr
+                                                : "the plain framing differs from http-parser's";
+}
+
 inline const char* check_input(const FuzzInput& input) {
-  return check_cutting(input, input.chunking);
+  if (const char* violation = check_cutting(input, input.chunking)) return violation;
+  return check_plain(input);
 }
 
 }  // namespace rateperf::fuzz
