@@ -314,6 +314,8 @@ TEST_SUITE("response_parser") {
         ok + "Content-Length: 1\r\nConnection: keep-alive, close\r\n\r\na",
         ok + "Content-Length: 1\r\nConnection: upgrade\r\nUpgrade: x\r\n\r\na",
         ok + "Content-Length: 1\r\nProxy-Connection: close\r\n\r\na",
+        ok + "Transfer-Encoding-Type: x\r\nContent-Length: 1\r\n\r\na",  // refused by http-parser
+        ok + "Content-Length: 10\t\r\n\r\n0123456789",                   // refused too
         ok + "Content-Length: 1\r\nX-A: b\r\n folded\r\n\r\na",
         ok + "Content-Length: 1\nX-A: b\r\n\r\na",           // a bare LF
         ok + "Content-Length: 1\r\nX-A: b\x01\r\n\r\na",     // a control byte

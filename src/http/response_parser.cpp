@@ -61,6 +61,10 @@ bool equals_lower(std::string_view text, std::string_view lower) {
   return true;
 }
 
+bool starts_lower(std::string_view text, std::string_view lower) {
+  return text.size() >= lower.size() && equals_lower(text.substr(0, lower.size()), lower);
+}
+
 // A plain reply's head is at most this long; longer ones go to http-parser (whose own limit is
 // 80 KiB).
 constexpr std::size_t kPlainHeadMost = 16 * 1024;
@@ -112,7 +116,9 @@ PlainReply frame_plain_reply(const char* data, std::size_t len) {
     std::string_view value(value_start, static_cast<std::size_t>(p - 2 - value_start));
     while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
       value.remove_prefix(1);
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    // http-parser skips spaces and tabs before a value, but after a Content-Length or a
+    // Connection token only spaces ("close\t" is another token to it).
+    while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
     if (equals_lower(name, "content-length")) {
       // One, of digits only, and not so long that it could overflow.
       if (has_length || value.empty() || value.size() > 15) return kNotPlain;
@@ -129,8 +135,10 @@ PlainReply frame_plain_reply(const char* data, std::size_t len) {
       } else {
         return kNotPlain;  // a list of tokens, "upgrade"...: http-parser's to read
       }
-    } else if (equals_lower(name, "transfer-encoding") || equals_lower(name, "upgrade") ||
-               equals_lower(name, "proxy-connection")) {
+    } else if (starts_lower(name, "transfer-encoding") || starts_lower(name, "upgrade") ||
+               starts_lower(name, "proxy-connection")) {
+      // Any name that starts so (http-parser 2.9 takes "Transfer-Encoding-X" for
+      // Transfer-Encoding, and then refuses a Content-Length beside it).
       return kNotPlain;
     }
   }
