@@ -102,6 +102,19 @@ check "-k: Complete and Keep-Alive requests (rateperf)" "$r_c $r_k" "2000 2000"
 check "-k: Complete and Keep-Alive requests (ab)" "$a_c $a_k" "2000 2000"
 check "-k: Failed requests (rateperf, ab)" "$r_f $a_f" "0 0"
 check "-k: HTML transferred: rateperf's = ab's" "$r_h" "$a_h"
+# The closed loop's clock: the client's by default (as ab's), the kernel's when asked for.
+for clock in default kernel; do
+  extra=()
+  [[ $clock == kernel ]] && extra=(--clock kernel)
+  "$rateperf" -q --concurrency 10 --requests 500 --timeout 5 --json "$work/k-$clock.json" \
+    ${extra[@]+"${extra[@]}"} "$url" >/dev/null 2>&1 || true
+done
+read -r c_default k_default < <(result_get "$work/k-default.json" '{/config/clock} {/clock/kernel_replies}')
+read -r c_kernel k_kernel < <(result_get "$work/k-kernel.json" '{/config/clock} {/clock/kernel_replies}')
+echo "closed loop's clock: by default $c_default ($k_default kernel-timed replies), with --clock kernel $c_kernel ($k_kernel)"
+check "closed loop's clock by default: the client's" "$c_default $k_default" "user 0"
+check "closed loop with --clock kernel: the kernel's, most replies kernel-timed" \
+  "$c_kernel $(( k_kernel >= 450 ))" "kernel 1"
 
 # (5) siege -c 5 -r 100 -b (a new connection each request, as its default "connection = close").
 printf 'json_output = false\nconnection = close\nprotocol = HTTP/1.1\nparser = false\n' >"$work/siegerc"

@@ -618,6 +618,22 @@ TEST_SUITE("options") {
     CHECK(contains(echo_command_line(config_of({"--clock", "user"})), " --clock=user"));
     CHECK_FALSE(contains(echo_command_line(config_of({"--clock", "kernel"})), "--clock"));
     CHECK(usage_error({"--clock", "wire"}) == "--clock: expected kernel or user (got 'wire')");
+    // A closed loop takes the client's clock unless --clock kernel is given (then echoed).
+    CHECK(config_of({}).reply_clock() == ReplyClock::kernel);
+    CHECK(config_of({"--concurrency", "4", "--num-conns", "8"}).reply_clock() == ReplyClock::user);
+    CHECK(
+        config_of({"--concurrency", "4", "--num-conns", "8", "--clock", "kernel"}).reply_clock() ==
+        ReplyClock::kernel);
+    CHECK(contains(echo_command_line(
+                       config_of({"--concurrency", "4", "--num-conns", "8", "--clock", "kernel"})),
+                   " --clock=kernel"));
+    CHECK_FALSE(contains(echo_command_line(config_of({"--concurrency", "4", "--num-conns", "8"})),
+                         "--clock"));
+    CHECK_FALSE(contains(
+        echo_command_line(config_of({"--concurrency", "4", "--num-conns", "8", "--clock", "user"})),
+        "--clock"));
+    CHECK(usage_error({"--concurrency", "4", "--num-conns", "8", "--batch-reads", "0.002"})
+              .starts_with("--batch-reads: needs --clock kernel"));
     CHECK(config_of({}).batch_reads == Duration::zero());
     CHECK(config_of({"--batch-reads", "0.002"}).batch_reads == 2ms);
     CHECK(

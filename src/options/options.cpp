@@ -131,10 +131,10 @@ void check_tls(const Config& config, const std::set<std::string_view>& seen) {
 
 // Batched reads keep their times only by the kernel's clock.
 void check_clock(const Config& config) {
-  if (config.batch_reads > Duration::zero() && config.clock == ReplyClock::user) {
+  if (config.batch_reads > Duration::zero() && config.reply_clock() == ReplyClock::user) {
     fail("--batch-reads", "needs --clock kernel (a reply read late keeps its time only by the kernel's timestamps)");
   }
-  if (config.timing == Timing::batch && config.clock == ReplyClock::user) {
+  if (config.timing == Timing::batch && config.reply_clock() == ReplyClock::user) {
     fail("--timing",
          "batch needs --clock kernel (a reply read at the next turn keeps its time only by the "
          "kernel's timestamps)");

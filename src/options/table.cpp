@@ -476,14 +476,17 @@ const std::array kOptions = {
       if (c.timing != Timing::automatic) add(l, "--timing=" + std::string(timing_name(c.timing))); },
     .json = [](const Config& c, json& j) { j["timing"] = timing_name(c.timing); }},
   OptionSpec{.name = "clock", .group = Group::load, .kind = ValueKind::choice,
-    .value_name = "CLOCK", .help = "kernel or user: what times the replies, the kernel's packet timestamps or the client's reads (default kernel)",
+    .value_name = "CLOCK", .help = "kernel or user: what times the replies, the kernel's packet timestamps or the client's reads (default kernel; user in a closed loop, as ab and siege)",
     .choices = kClocks, .apply = [](Config& c, std::string_view v) {
       if (v == "kernel") c.clock = ReplyClock::kernel;
       else if (v == "user") c.clock = ReplyClock::user;
-      else fail("--clock", "expected kernel or user (got " + quoted(v) + ")"); },
+      else fail("--clock", "expected kernel or user (got " + quoted(v) + ")");
+      c.clock_given = true; },
     .echo_rank = 201, .echo = [](const Config& c, std::string& l) {
-      if (c.clock != ReplyClock::kernel) add(l, "--clock=user"); },
-    .json = [](const Config& c, json& j) { j["clock"] = c.clock == ReplyClock::kernel ? "kernel" : "user"; }},
+      // Echoed where it is not the loop's default.
+      const ReplyClock usual = c.closed_loop() ? ReplyClock::user : ReplyClock::kernel;
+      if (c.reply_clock() != usual) add(l, c.clock == ReplyClock::user ? "--clock=user" : "--clock=kernel"); },
+    .json = [](const Config& c, json& j) { j["clock"] = c.reply_clock() == ReplyClock::kernel ? "kernel" : "user"; }},
   OptionSpec{.name = "batch-reads", .group = Group::load, .kind = ValueKind::seconds,
     .value_name = "S", .help = "read replies at the loop's next wake-up, at most S seconds after they came, not at once (kernel clock; default 0: at once)",
     .apply = [](Config& c, std::string_view v) {

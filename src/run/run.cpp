@@ -208,7 +208,7 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
   RealtimeOffset wall_clock;
   std::string clock_fallback;
   std::optional<net::TimestampKeeper> stamping;
-  if (config.clock == options::ReplyClock::kernel) {
+  if (config.reply_clock() == options::ReplyClock::kernel) {
     if (config.tls) {
       clock_fallback =
           "TLS reads go through OpenSSL, which does not hand back the kernel's timestamps";
@@ -217,7 +217,8 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
       clock_fallback = stamping->refused();
     }
   }
-  const bool kernel_clock = config.clock == options::ReplyClock::kernel && clock_fallback.empty();
+  const bool kernel_clock =
+      config.reply_clock() == options::ReplyClock::kernel && clock_fallback.empty();
   // Batch's turns (--timing batch, or auto at a high rate) read the replies at each turn.
   const Duration reads_wait = std::max(config.batch_reads, config.turn(kernel_clock));
   const Duration batch_reads = kernel_clock ? reads_wait : Duration::zero();
