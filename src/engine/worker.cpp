@@ -19,9 +19,6 @@ constexpr Duration kProgressInterval = std::chrono::seconds(1);
 
 }  // namespace
 
-// How the loop waits. A closed loop keeps no schedule (each arrival follows a reply, and lag
-// does not apply), so auto's polling while the sockets are busy would only spin a core and
-// outpace what ab and siege measure of the same server: auto sleeps in it, as they do.
 net::TlsSettings tls_settings_of(const options::Config& config) {
   net::TlsSettings settings;
   settings.server_name = config.tls_server_name.empty() ? config.server : config.tls_server_name;

@@ -127,9 +127,10 @@ class ResponseParser {
   std::size_t footer_bytes_ = 0;
   ParseError error_ = ParseError::none;
 
+  bool plain_replies_ = true;  // see plain_replies()
+
   // Set-Cookie capture. http-parser hands a header's name and value over in as many pieces as
   // the reads cut them into, so the name is matched and the value gathered piece by piece.
-  bool plain_replies_ = true;
   bool capture_cookies_ = false;
   bool in_value_ = false;          // the last header callback was on_header_value
   bool cookie_cut_ = false;        // the captured value reached its ';': the rest is attributes

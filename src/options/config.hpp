@@ -176,17 +176,17 @@ struct Config {
   // client's in a closed loop, whose figures are ab's and siege's (both time replies from user
   // space, to the millisecond), and where the kernel's transmit stamps cost some 15 % more CPU
   // a request on keep-alive connections (scripts/bench (n)).
-  ReplyClock reply_clock() const {
-    return closed_loop() && !clock_given ? ReplyClock::user : clock;
-  }
+  ReplyClock reply_clock() const { return clock_given ? clock : default_clock(); }
+  ReplyClock default_clock() const { return closed_loop() ? ReplyClock::user : ReplyClock::kernel; }
   // --batch-reads: replies are read at the loop's next wake-up, at most this long after they
   // came, instead of waking the client for each (kernel clock only); zero: at once.
   Duration batch_reads{};
   // The loop's timing in effect (engine/pacing.hpp): --timing, except that auto sleeps in a
-  // closed loop (no deadline to keep), and takes batch's turns when a worker is offered
-  // kAutoTurnsAbove calls a second or more and `kernel_clock` (the kernel's timestamps time the
-  // replies): one call every 50 us or less, where polling for each would take the whole core,
-  // and a reply read at the next turn keeps the times the kernel gave it.
+  // closed loop (no schedule to keep: polling while the sockets are busy would only spin a core
+  // and outpace what ab and siege measure of the same server), and takes batch's turns when a
+  // worker is offered kAutoTurnsAbove calls a second or more and `kernel_clock` (the kernel's
+  // timestamps time the replies): one call every 50 us or less, where polling for each would take
+  // the whole core, and a reply read at the next turn keeps the times the kernel gave it.
   static constexpr double kAutoTurnsAbove = 20000;
   Timing loop_timing(bool kernel_clock) const {
     if (timing != Timing::automatic) return timing;

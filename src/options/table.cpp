@@ -484,8 +484,7 @@ const std::array kOptions = {
       c.clock_given = true; },
     .echo_rank = 201, .echo = [](const Config& c, std::string& l) {
       // Echoed where it is not the loop's default.
-      const ReplyClock usual = c.closed_loop() ? ReplyClock::user : ReplyClock::kernel;
-      if (c.reply_clock() != usual) add(l, c.clock == ReplyClock::user ? "--clock=user" : "--clock=kernel"); },
+      if (c.reply_clock() != c.default_clock()) add(l, c.clock == ReplyClock::user ? "--clock=user" : "--clock=kernel"); },
     .json = [](const Config& c, json& j) { j["clock"] = c.reply_clock() == ReplyClock::kernel ? "kernel" : "user"; }},
   OptionSpec{.name = "batch-reads", .group = Group::load, .kind = ValueKind::seconds,
     .value_name = "S", .help = "read replies at the loop's next wake-up, at most S seconds after they came, not at once (kernel clock; default 0: at once)",
