@@ -83,6 +83,7 @@ bool Connection::connect(TimePoint now) {
   connect_time_ = Duration::zero();
   replies_ = 0;
   unsent_ = 0;
+  send_due_ = false;
   failed_ = false;
   last_kernel_at_ = TimePoint{};
   previous_kernel_at_ = TimePoint{};
@@ -111,8 +112,13 @@ bool Connection::connect(TimePoint now) {
   return true;
 }
 
-bool Connection::submit(const Request& request, TimePoint now) {
+void Connection::queue(const Request& request) {
   push_call(request);
+  send_due_ = true;
+}
+
+bool Connection::send(TimePoint now) {
+  send_due_ = false;
   if (!flush(now)) return false;
   if (event_added_ && !write_registered_ && unsent_ < calls_.size()) register_events(true);
   return true;
@@ -357,7 +363,11 @@ void Connection::on_readable(TimePoint now, bool peer_closed) {
         // edge) and, at a reply's end, that is enough: what comes next is a new edge. Within a
         // reply, or when the event said the peer closed, read on to EAGAIN, the end of stream
         // or the error: a reset that came with the bytes makes no edge of its own.
-        if (got.bytes < buffer.size() && !peer_closed && !parser_.started()) return;
+        if (got.bytes < buffer.size() && !peer_closed && !parser_.started()) {
+          // The requests its owner queued as the read's replies freed room go out together.
+          if (send_due_) send(now);
+          return;
+        }
         continue;
       }
       case net::IoStatus::closed: {
@@ -374,6 +384,7 @@ void Connection::on_readable(TimePoint now, bool peer_closed) {
         return;
       }
       case net::IoStatus::again:
+        if (send_due_) send(now);
         return;
       case net::IoStatus::failed:
         server_closed(net::error_from_errno(got.error), now);

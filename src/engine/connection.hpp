@@ -60,7 +60,16 @@ class Connection {
   void open(TimePoint now, const Request* first);
   // Request mode: sends `request` on this connection (has_room() must hold). False when the
   // connection ended doing it (the request is counted as an error).
-  bool submit(const Request& request, TimePoint now);
+  bool submit(const Request& request, TimePoint now) {
+    queue(request);
+    return send(now);
+  }
+  // Request mode: queues `request` on this connection without writing it (has_room() must
+  // hold), so that requests queued together go out pipelined in one write: send() writes them,
+  // or, when they were queued as a reply of this connection was read, the end of that read does.
+  void queue(const Request& request);
+  // Writes the queued requests; false when the connection ended doing it (they are counted).
+  bool send(TimePoint now);
   // Request mode: closes a connection with no call in flight, at the end of the run.
   void close_idle(TimePoint now);
   // Ends the connection now with `kind` (a stopped run's last open connections).
@@ -136,6 +145,7 @@ class Connection {
   std::uint32_t replies_ = 0;
   CallQueue calls_;
   std::size_t unsent_ = 0;  // index in calls_ of the first call not wholly written
+  bool send_due_ = false;   // queue() queued requests that send() has not written yet
   http::ResponseParser parser_;
   TimePoint last_kernel_at_{};  // the kernel's time of the last bytes read (a close-delimited end)
   TimePoint previous_kernel_at_{};  // ...and of the read before them

@@ -37,12 +37,19 @@ void RequestPool::offer(Connection& connection) {
 
 void RequestPool::arrive(const Request& request, TimePoint now) {
   if (waiting_.empty()) {
-    while (!ready_.empty()) {
-      Connection& connection = *ready_.front();
-      ready_.pop_front();
-      connection.pool_queued = false;
-      if (!connection.open() || !connection.has_room()) continue;
-      if (connection.submit(request, now) && connection.has_room()) offer(connection);
+    if (filling_ == nullptr) {
+      while (!ready_.empty()) {
+        Connection& connection = *ready_.front();
+        ready_.pop_front();
+        connection.pool_queued = false;
+        if (!connection.open() || !connection.has_room()) continue;
+        filling_ = &connection;
+        break;
+      }
+    }
+    if (filling_ != nullptr) {
+      filling_->queue(request);
+      if (!filling_->has_room()) send_arrived(now);
       return;
     }
     if (open_ < size_) {
@@ -52,6 +59,12 @@ void RequestPool::arrive(const Request& request, TimePoint now) {
   }
   waiting_.push_back(request);
   if (!expire_.armed()) arm_expiry();
+}
+
+void RequestPool::send_arrived(TimePoint now) {
+  if (filling_ == nullptr) return;
+  Connection& connection = *std::exchange(filling_, nullptr);
+  if (connection.send(now) && connection.has_room()) offer(connection);
 }
 
 void RequestPool::arm_expiry() {
@@ -70,16 +83,18 @@ void RequestPool::on_expire(Timer&, TimePoint now) {
   if (expired > 0 && expired_) expired_(now);
 }
 
-void RequestPool::idle(Connection& connection, TimePoint now) {
+void RequestPool::idle(Connection& connection, TimePoint) {
+  // Called as the connection reads a reply: what it takes goes out at the end of that read,
+  // with the requests the read's other replies make room for.
   while (!waiting_.empty() && connection.has_room()) {
-    const Request request = waiting_.front();
+    connection.queue(waiting_.front());
     waiting_.pop_front();
-    if (!connection.submit(request, now)) return;
   }
   if (connection.has_room()) offer(connection);
 }
 
 void RequestPool::ended(Connection& connection, TimePoint now) {
+  if (filling_ == &connection) filling_ = nullptr;
   --open_;
   members_.release(connection);
   // Not from here: the connection that ended may still be on the stack.

@@ -14,9 +14,12 @@ namespace rateperf::engine {
 
 // Request mode's connections: a pool of persistent connections, opened at the start, that the
 // schedule's requests go out on (wrk2's model). A request goes to a connection with room (round
-// robin among them, so pipelined requests spread); when none has room it waits, first come
-// first served, for the first connection to have room, and its latency and wait count from its
-// intended time: a slow server shows as latency and wait, never as a lower offered rate. The
+// robin among them); when none has room it waits, first come first served, for the first
+// connection to have room, and its latency and wait count from its intended time: a slow
+// server shows as latency and wait, never as a lower offered rate. With pipelining, the
+// requests due at one wake-up of the client fill one connection's room before the next one's,
+// and each connection's go out in one write: the server reads them as one pipelined burst, as
+// it does the waiting requests a connection takes when replies free its room. The
 // pool never grows beyond its size: a connection the server closes is opened again when a
 // request needs it. With --timeout, a request that waits that long for room fails as
 // client-timo (no progress for the timeout), so a dead server cannot hold the run for the whole
@@ -36,8 +39,10 @@ class RequestPool {
 
   // Opens the pool's connections.
   void open_all(TimePoint now);
-  // A request of the schedule, taken at `request.actual`.
+  // A request of the schedule, taken at `request.actual`; written by send_arrived().
   void arrive(const Request& request, TimePoint now);
+  // Writes the requests arrive() queued: after each wake-up's arrivals.
+  void send_arrived(TimePoint now);
   // A connection of the pool has room for another request.
   void idle(Connection& connection, TimePoint now);
   // A connection of the pool closed.
@@ -65,6 +70,7 @@ class RequestPool {
   std::size_t open_ = 0;               // connections open or connecting
   ConnectionStore members_;            // grows to `size_`
   std::deque<Connection*> ready_;      // members with room, maybe stale (checked when taken)
+  Connection* filling_ = nullptr;      // takes arrivals while it has room, until send_arrived()
   std::deque<Request> waiting_;        // requests that found no room, oldest first
   Timer refill_;                       // opens connections for waiting requests, next turn
   Timer expire_;                       // fails waiting requests older than --timeout

@@ -261,6 +261,8 @@ void Worker::issue_due(TimePoint now) {
         connections_.acquire().start(intended, actual);
       },
       limit);
+  // The wake-up's requests go out together, pipelined where connections have room for more.
+  if (requests_) requests_->send_arrived(Clock::now());
   result_.collector.burst(burst);
   if (context_.workload.uris_ended() && !source_->done()) {
     // No arrival can have a URI any more: the schedule ends here, and the connections open
