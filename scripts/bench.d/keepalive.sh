@@ -9,6 +9,10 @@
 #                    while the sockets are busy, where with the kernel clock (the default) it
 #                    takes batch's turns at these rates (one wake-up every 0.2 ms)
 #   calls/httperf    httperf --num-calls 100 at a connection rate of R / 100
+# and, since nginx's core is the limit of every client near W (where the machine's slow spells
+# decide a held rate within a step or two), what nginx serves in each request mode when it cannot
+# keep up: rateperf --request-rate at 2 W on 50 connections without and with pipelining, in
+# alternated pairs, each one's replies/s (replies / test-duration) and nginx's CPU per reply;
 # (and the baseline's rateperf runs, with --baseline, when it has --request-rate). Held: every
 # call answered, no error, a request rate (requests / test-duration) of at least 97 % of R, and
 # for rateperf a lag p99 (/lag: how late the client itself issued its arrivals) of at most 1 ms;
@@ -20,6 +24,7 @@ ka_start=950  # the first rate tried, in permille of W
 ka_step=150   # up from it while held (down while nothing held), in permille of W
 ka_resolution=50  # then bisection until the bounds are this close, in permille of W
 ka_where="-"  # where (j) ran, for the table
+ka_over=2000 ka_over_pairs=3  # the overload's rate [permille of W] and its pairs of runs
 
 # cpu_json JSON CMD...: runs CMD and writes the CPU time it and its descendants used, in JSON
 # (/cpu/user_s, /cpu/system_s: what result_calc's cpu_s adds up), for a client that reports none
@@ -142,6 +147,27 @@ ka_wrk() {
   sleep 0.5
 }
 
+# ka_overload REP: ka_over_pairs pairs of runs of rateperf --request-rate at ka_over permille of
+# W, without (rate) and with pipelining (piped), the pair's order alternating; records each
+# run's replies/s (j_over_KIND) and nginx's CPU per reply [us] (j_over_nginx_KIND).
+ka_overload() {
+  local rep=$1 pair kind rate base ticks0 ticks
+  rate=$(ka_rate "$ka_over" "$ka_w")
+  for ((pair = 1; pair <= ka_over_pairs; pair++)); do
+    for kind in $( ((pair % 2)) && echo rate piped || echo piped rate); do
+      base=$out/j-over-$kind-r$rep-$pair
+      ticks0=$(server_ticks "$nginx_pid")
+      ka_run "rateperf/$kind" "$rate" "$base"
+      ticks=$(($(server_ticks "$nginx_pid") - ticks0))
+      record "j_over_$kind" "$(result_calc "$base.json" .0f '{/totals/replies} / {/totals/duration_s}')"
+      record "j_over_nginx_$kind" "$(result_calc "$base.json" .2f \
+        "$ticks / $(getconf CLK_TCK) / {/totals/replies} * 1e6")"
+      log "(j) overload $kind at $rate req/s, pair $pair: $(result_get "$base.json" \
+        '{/totals/replies} replies in {/totals/duration_s:.2f} s, errors {/errors/total}')"
+    done
+  done
+}
+
 measure_j() {
   local rep=$1 word key rate base more verdict nginx_pid ns_pid='' ka_w
   local port0 port  # start_nginx's and next_port's, kept apart from those of the bench's nginx
@@ -193,6 +219,7 @@ measure_j() {
       next[$word]=$(ka_next "${lo[$word]}" "${hi[$word]}")
     done
   done
+  [[ -z $ka_w ]] || ka_overload "$rep"
   for word in "${clients[@]}"; do
     key=$(client_key "$word")
     if [[ -n ${best[$word]:-} ]]; then
@@ -246,6 +273,11 @@ rows_j() {
       "$([[ $kind == calls ]] && ratio j_cpu_calls_rateperf j_cpu_calls_httperf || echo -)" \
       "$(ratio "j_cpu_${kind}_rateperf" j_cpu_wrk)" "$target"
   done
+  row "(j) keep-alive: what nginx answers at $(awk -v p=$ka_over 'BEGIN { print p / 1000 }')x wrk's rate offered, --request-rate on $ka_conns connections ($ka_over_pairs alternated pairs of ${ka_s}-s runs): replies/s (replies / test-duration) ; nginx's CPU per reply [us]" \
+    "$(median j_over_rate 0) ; $(median j_over_nginx_rate 2)" "-" "-" "-" "" "-" "-" ""
+  row "(j) the same, --burst-length $ka_burst" \
+    "$(median j_over_piped 0) ; $(median j_over_nginx_piped 2)" "-" "-" "-" "" "-" "-" \
+    "> non-pipelined (pipelined/non-pipelined: $(ratio j_over_piped j_over_rate))"
   row "(j) keep-alive: request wait p99 [ms] at the held rate, --request-rate on $ka_conns connections ; with --burst-length $ka_burst" \
     "$(median j_wait_rate_rateperf 3) ; $(median j_wait_piped_rateperf 3)" \
     "$(median j_wait_rate_baseline 3) ; $(median j_wait_piped_baseline 3)" "-" "-" "" "-" "-" ""
