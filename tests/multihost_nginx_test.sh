@@ -9,8 +9,8 @@
 # server's bridge are one per connection and as evenly spaced as those of one process running
 # the whole schedule from one host just before: the coefficient of variation (CV) of their gaps
 # at most twice its, and the share of gaps within 10 % of the nominal gap at least half its.
-# Then the same schedule from one process with --threads 2. A run whose CV alone fails is run
-# again, up to three attempts (see spaced_run: a stall of the machine's).
+# Then the same schedule from one process with --threads 2. A run whose spacing fails is run
+# again, up to three attempts (see spaced_run: the machine's stalls and busy cores).
 #   tests/multihost_nginx_test.sh RATEPERF_BIN
 # The script starts itself again in a network namespace of its own, the server's (nginx and
 # tcpdump, started there, see none of the machine's traffic, and its links' names are its own);
@@ -200,37 +200,38 @@ run_case() {
 
 # (4) The spacing. spaced_run NAME SHARDS ARG...: run_case, then its SYN gaps against the single
 # process's: the CV at most twice its, and the share of gaps within 10 % of the nominal gap at
-# least half its. The CV is ruled by the machine's stalls: on this shared 2-core machine one of
-# 5 ms in a run (which rateperf reports as lag) lifts it from about 0.08 to 0.23, and one comes
-# in some runs of ten, to any process. So a run whose CV fails is run again, up to three
-# attempts; the share, which a stall hardly moves and a shard out of phase would cut to a third
-# or less, must hold at every attempt.
+# least half its. Both are ruled by the machine's stalls and by how busy its two cores are: on
+# this shared machine one stall of 5 ms in a run (which rateperf reports as lag) lifts the CV
+# from about 0.08 to 0.23, and one comes in some runs of ten, to any process; in the sanitizer
+# run three instrumented shards take some 80 % of a core each, and one CI run's shards had a
+# share of 0.17 with a CV within bounds. So a run that fails either is run again, up to three
+# attempts: a shard out of phase, which would cut the share to a third or less, fails all three.
 spaced_run() {
-  local name=$1 attempt label cv lag
+  local name=$1 attempt label cv share lag
   shift
   for attempt in 1 2 3; do
     label=$name
     ((attempt == 1)) || label+=-$attempt
     run_case "$label" "$@"
-    if result_true "$out/syn.json" "{/share_within_10pct} >= 0.5 * $single_share"; then
-      echo "ok: ($label) share of SYN gaps within 10 % of nominal >= half the single's"
-    else
-      echo "FAIL: ($label) share of SYN gaps within 10 % of nominal < half the single's"; fail=1
-    fi
-    cv=$(result_get "$out/syn.json" '{/cv:.4f}')
-    if result_true "$out/syn.json" "{/cv} <= 2 * $single_cv"; then
+    read -r cv share < <(result_get "$out/syn.json" '{/cv:.4f} {/share_within_10pct:.3f}')
+    if result_true "$out/syn.json" "{/share_within_10pct} >= 0.5 * $single_share and
+        {/cv} <= 2 * $single_cv"; then
+      echo "ok: ($label) share of SYN gaps within 10 % of nominal $share >= half the single's" \
+        "$single_share"
       echo "ok: ($label) CV of the SYN gaps $cv <= 2 x single's $single_cv"
       return
     fi
     lag=$(result_get "$out/merged.json" '{/lag/max_ms:.1f} ms, {/lag/late_arrivals}')
-    echo "note: ($label) CV of the SYN gaps $cv > 2 x single's $single_cv; rateperf's lag: max" \
-      "$lag arrivals more than 1 ms late"
+    echo "note: ($label) share of SYN gaps within 10 % of nominal $share (single's" \
+      "$single_share), CV $cv (single's $single_cv); rateperf's lag: max $lag arrivals more" \
+      "than 1 ms late"
   done
-  echo "FAIL: ($name) CV of the SYN gaps > 2 x single's $single_cv in 3 attempts"; fail=1
+  echo "FAIL: ($name) share of SYN gaps < half the single's or CV > 2 x single's in 3 attempts"
+  fail=1
 }
 
 run_case single 1
-read -r single_cv single_share < <(result_get "$out/syn.json" '{/cv:.4f} {/share_within_10pct}')
+read -r single_cv single_share < <(result_get "$out/syn.json" '{/cv:.4f} {/share_within_10pct:.4f}')
 spaced_run shards 3
 spaced_run threads 1 --threads 2
 

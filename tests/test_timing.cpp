@@ -92,7 +92,10 @@ TEST_SUITE("timing") {
     // Every gap is slept, but for a stall's of this VM (a wake-up that finds the next deadline
     // due: the ASan run on 65e3f0b slept 48 of 49), as in sleep mode.
     CHECK(count(hybrid, "sleeps") >= 45);
-    CHECK(count(hybrid, "polls") > count(hybrid, "sleeps"));
+    // It polls the margin before a deadline: a poll or more a gap on a quiet machine. A wake-up
+    // later than the margin has nothing to poll: one CI sanitizer run on a busy machine polled
+    // 31 times for 49 sleeps. Sleep mode never polls.
+    CHECK(count(hybrid, "polls") >= count(hybrid, "sleeps") / 4);
     // The p99 of the measured lateness plus 10 us, within the 5 us .. 2 ms bounds.
     const double margin = hybrid.timing.at("margin_ms").get<double>();
     CHECK(margin >= 0.015);
@@ -142,7 +145,7 @@ TEST_SUITE("timing") {
     CHECK(
         report_line(turns.report, "Timing: ").rfind("Timing: auto in turns of 0.200 ms, CPU ", 0) ==
         0);
-    CHECK(turns.lag_p99_ms < 20);
+    CHECK(turns.lag_p99_ms < 50);  // 17.7 ms in one CI sanitizer run (the bound below)
     // Below 20,000/s it is auto's own pacing, with no turns.
     const TimedRun below = run_timed("auto", "10000", "2000");
     CHECK(below.timing.at("turn_ms").get<double>() == 0);
@@ -159,8 +162,9 @@ TEST_SUITE("timing") {
     CHECK(count(turns, "sleeps") < turns.arrivals / 2);
     CHECK(count(turns, "timer_arms") <= count(turns, "sleeps"));
     // Each arrival goes out at the turn after it fell due: late by up to a turn and a wake-up's
-    // lateness (a generous bound: a stall of this machine or a sanitizer build adds to it).
-    CHECK(turns.lag_p99_ms < 20);
+    // lateness (a generous bound: a stall of this machine or a sanitizer build adds to it; 4 to
+    // 5 ms in an idle sanitizer build, 21.8 in one CI sanitizer run beside the other suites).
+    CHECK(turns.lag_p99_ms < 50);
     // Turns of 2 ms: forty arrivals to one, some 100 turns in the 0.2 s.
     const TimedRun long_turns = run_timed("batch", "20000", "4000", {"--batch-reads", "0.002"});
     CHECK(long_turns.arrivals == 4000);
