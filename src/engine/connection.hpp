@@ -38,9 +38,9 @@ class Session;
 // other calls it still had with ErrorKind::unanswered.
 //
 // Two ways to use it. start(): httperf's workload, the connection makes the workload's calls
-// itself, in pipelined bursts, and closes after the last. open() and submit(): request mode,
-// the owner hands it requests as they come and it stays open between them, telling the owner
-// when it has room for another.
+// itself, in pipelined bursts, and closes after the last. open() and submit() (or queue() and
+// send()): request mode, the owner hands it requests as they come and it stays open between
+// them, telling the owner when it has room for another.
 //
 // Owned by its worker's pool and reused for later arrivals (no allocation per connection); used
 // only on the worker's thread, through the narrow ConnectionContext it is given.

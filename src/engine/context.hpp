@@ -26,7 +26,8 @@ class ConnectionOwner {
   // The connection closed; it may be started again, but not from inside this call.
   virtual void connection_ended(Connection& connection, TimePoint now) = 0;
   // A pooled connection (request mode) has room for another call: the owner may submit() to it
-  // from inside this call.
+  // from inside this call, or queue() calls that go out together when the read that made the
+  // room ends.
   virtual void connection_idle(Connection& connection, TimePoint now) = 0;
   // A session's connection framed a whole reply (its front call's), before the next one.
   virtual void reply_received(Connection& connection, const http::ResponseParser& reply,
