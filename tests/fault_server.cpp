@@ -263,6 +263,7 @@ void FaultServer::serve() {
         std::uint64_t new_requests = 0;
         open = read_requests(peer, script, after_poll, new_requests);
         requests_ += new_requests;
+        if (new_requests > 0) ++request_reads_;
       }
 
       // The script's answer to the requests not handled yet; a quiet mode waits until the

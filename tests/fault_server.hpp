@@ -74,6 +74,9 @@ class FaultServer {
   // Replies queued (status lines, valid or not; a skipped request has none).
   std::uint64_t replies() const { return replies_.load(); }
   std::uint64_t writes() const { return writes_.load(); }  // send() calls that wrote bytes
+  // Wake-ups of the server at which a connection's reads brought whole requests: the bursts
+  // it read (requests written together by the client arrive in one).
+  std::uint64_t request_reads() const { return request_reads_.load(); }
 
  private:
   void serve();
@@ -86,6 +89,7 @@ class FaultServer {
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> replies_{0};
   std::atomic<std::uint64_t> writes_{0};
+  std::atomic<std::uint64_t> request_reads_{0};
   std::thread thread_;
 };
 

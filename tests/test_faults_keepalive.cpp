@@ -257,6 +257,26 @@ TEST_SUITE("faults_keepalive") {
     CHECK(server.writes() <= 16);
   }
 
+  TEST_CASE(
+      "request rate, pipelined, behind a slow server: waiting requests go out in bursts, not "
+      "one a reply") {
+    // split-reply takes 15 ms a reply (3-byte writes 1 ms apart) where a request is due every
+    // 5 ms: from the tenth or so on, requests wait for room. The connection takes them once
+    // half its room (4 of 8) is free, as many as it has room for: writes of 4 or more, after
+    // the first requests, one a wake-up while there was room. 18 reads of the server's in
+    // three runs; refilled at each reply, as before, it wrote one request a reply: 40.
+    FaultServer server(FaultMode::split_reply);
+    const Run run =
+        run_rateperf(server, {"--request-rate", "200", "--connections", "1", "--burst-length", "8",
+                              "--requests", "40", "--timeout", "3"});
+    check_counts(run, {.calls = 40, .replies = 40}, 0.2 + 0.6 + 3 + 3);
+    CHECK(server.requests() == 40);
+    MESSAGE("server reads of requests: " << server.request_reads() << " for 40 requests");
+    CHECK(server.request_reads() <= 20);
+    // They waited for room: the report says so.
+    CHECK(run.json.at("request_wait").at("p99_ms").get<double>() > 50);
+  }
+
   TEST_CASE("split-reply: replies in 3-byte writes 1 ms apart are framed whole") {
     FaultServer server(FaultMode::split_reply);
     const Run run = run_calls(server, 3, 1, 2);

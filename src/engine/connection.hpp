@@ -78,6 +78,10 @@ class Connection {
   bool open() const { return transport_.is_open(); }
   std::size_t in_flight() const { return calls_.size(); }
   bool has_room() const { return !calls_.full(); }
+  // Request mode: how many more requests it takes, of the `depth()` it holds at most
+  // (--max-piped-calls, --burst-length: 1 without pipelining).
+  std::size_t room() const { return calls_.capacity() - calls_.size(); }
+  std::size_t depth() const { return calls_.capacity(); }
 
   Connection* next_free = nullptr;  // the ConnectionStore's list of closed connections
   bool pool_queued = false;         // the owner's list of connections with room holds it

@@ -85,7 +85,18 @@ void RequestPool::on_expire(Timer&, TimePoint now) {
 
 void RequestPool::idle(Connection& connection, TimePoint) {
   // Called as the connection reads a reply: what it takes goes out at the end of that read,
-  // with the requests the read's other replies make room for.
+  // with the requests the read's other replies make room for. While requests wait (the server
+  // is behind), a pipelining connection takes them once half its depth is free, and then as
+  // many as it has room for: they go out in writes of half a burst or more, which the server
+  // reads as pipelined bursts. Refilled at every reply, each connection would write about one
+  // request a turn (a turn reads about a reply a connection when the server is at capacity),
+  // and the server would read them one at a time, as without pipelining. Against nginx at
+  // 1.3x its keep-alive capacity, the client's CPU a request went from 12.7 and 11.6 us to 8.1
+  // and 7.9 so (by hand, 8-s runs, bench (j)'s nginx).
+  if (waiting_.empty() || connection.room() * 2 < connection.depth()) {
+    if (connection.has_room()) offer(connection);
+    return;
+  }
   while (!waiting_.empty() && connection.has_room()) {
     connection.queue(waiting_.front());
     waiting_.pop_front();

@@ -19,7 +19,7 @@ namespace rateperf::engine {
 // server shows as latency and wait, never as a lower offered rate. With pipelining, the
 // requests due at one wake-up of the client fill one connection's room before the next one's,
 // and each connection's go out in one write: the server reads them as one pipelined burst, as
-// it does the waiting requests a connection takes when replies free its room. The
+// it does the waiting requests a connection takes once replies free half its room. The
 // pool never grows beyond its size: a connection the server closes is opened again when a
 // request needs it. With --timeout, a request that waits that long for room fails as
 // client-timo (no progress for the timeout), so a dead server cannot hold the run for the whole
