@@ -43,7 +43,7 @@ merge_shards() {
 }
 
 measure_l() {
-  local rep=$1 ns_pid='' tool bin base t cpus c sum
+  local rep=$1 ns_pid='' tool bin base t cpus c sum cpu2 conns2
   local -a in_netns=() pids=()
   if netns_new; then
     ns_pid=$netns_pid
@@ -77,6 +77,16 @@ measure_l() {
       sum=$((sum + $(result_get "$out/l-$tool-p$c-r$rep.json" '{/connection_rate/per_s:.0f}' || echo 0)))
     done
     record "l_p2_$tool" "$sum"
+    # The two processes' CPU per attempt, both together: what the kernel's shared work costs
+    # each attempt when two cores make them, with nothing of one process shared.
+    cpu2=0 conns2=0
+    for c in 0 1; do
+      cpu2=$(awk -v a="$cpu2" -v b="$(result_calc "$out/l-$tool-p$c-r$rep.json" .6f '{cpu_s}')" \
+        'BEGIN { print a + b }')
+      conns2=$((conns2 + $(result_get "$out/l-$tool-p$c-r$rep.json" '{/totals/connections}' || echo 0)))
+    done
+    ((conns2 == 0)) ||
+      record "l_cpu_p2_$tool" "$(awk -v s="$cpu2" -v n="$conns2" 'BEGIN { printf "%.2f", s / n * 1e6 }')"
     sleep 0.5
     merge_shards "$bin" "$out/l-$tool-m-r$rep"
     record "l_merge_ms_$tool" "$(result_get "$out/l-$tool-m-r$rep.time" '{/ms:.1f}')"
@@ -106,6 +116,9 @@ rows_l() {
       "$(ratio "l_cpu_t${t}_rateperf" "l_cpu_t${t}_baseline")" "-" "-" \
       "$( ((t == 2)) && echo "no more than --threads 1's")"
   done
+  row "(l) CPU per attempt, two processes at once (the reference for --threads 2) [us]" \
+    "$(median l_cpu_p2_rateperf 2)" "$(median l_cpu_p2_baseline 2)" "-" "-" \
+    "$(ratio l_cpu_p2_rateperf l_cpu_p2_baseline)" "-" "-" ""
   row "(l) rateperf merge of 3 dumps of 1,000,000 attempts each, wall time [ms]" \
     "$(median l_merge_ms_rateperf 1)" "$(median l_merge_ms_baseline 1)" "-" "-" \
     "$(ratio l_merge_ms_rateperf l_merge_ms_baseline)" "-" "-" "< 1000"
