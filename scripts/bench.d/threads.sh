@@ -72,19 +72,18 @@ measure_l() {
       pids+=($!)
     done
     wait "${pids[@]}"
-    sum=0
+    # Their attempts a second summed, and their CPU per attempt both together: what the
+    # kernel's shared work costs each attempt when two cores make them, with nothing of one
+    # process shared.
+    sum=0 cpu2=0 conns2=0
     for c in 0 1; do
-      sum=$((sum + $(result_get "$out/l-$tool-p$c-r$rep.json" '{/connection_rate/per_s:.0f}' || echo 0)))
+      base=$out/l-$tool-p$c-r$rep
+      sum=$((sum + $(result_get "$base.json" '{/connection_rate/per_s:.0f}' || echo 0)))
+      cpu2=$(awk -v a="$cpu2" -v b="$(result_calc "$base.json" .6f '{cpu_s}')" \
+        'BEGIN { print a + b }')
+      conns2=$((conns2 + $(result_get "$base.json" '{/totals/connections}' || echo 0)))
     done
     record "l_p2_$tool" "$sum"
-    # The two processes' CPU per attempt, both together: what the kernel's shared work costs
-    # each attempt when two cores make them, with nothing of one process shared.
-    cpu2=0 conns2=0
-    for c in 0 1; do
-      cpu2=$(awk -v a="$cpu2" -v b="$(result_calc "$out/l-$tool-p$c-r$rep.json" .6f '{cpu_s}')" \
-        'BEGIN { print a + b }')
-      conns2=$((conns2 + $(result_get "$out/l-$tool-p$c-r$rep.json" '{/totals/connections}' || echo 0)))
-    done
     ((conns2 == 0)) ||
       record "l_cpu_p2_$tool" "$(awk -v s="$cpu2" -v n="$conns2" 'BEGIN { printf "%.2f", s / n * 1e6 }')"
     sleep 0.5
