@@ -216,6 +216,23 @@ TEST_SUITE("integration") {
     CHECK(burst <= 128);
   }
 
+  TEST_CASE(
+      "--request-rate against a port that refuses every connection: each request an error, no "
+      "crash") {
+    // At 50,000 requests/s the loop reads in batches (auto takes batch's turns), and each
+    // refused connection of the pool opens the next one for the waiting requests, inside one
+    // batch of events: an event of a socket closed earlier in the batch is dropped (it once
+    // called a reset callback: a crash, as soon as two refusals came in one batch).
+    const ProcessResult run = run_rateperf(
+        closed_port(), {"--request-rate", "50000", "--requests", "20000", "--connections", "4"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(report_figure(run.out, "Errors: total", "connrefused") == 20000);
+    CHECK(report_figure(run.out, "Errors: total", "total") == 20000);
+    CHECK(report_figure(run.out, "Total:", "replies") == 0);
+    CHECK(run.out.find("Timing: auto in turns of") != std::string::npos);
+  }
+
   TEST_CASE("--max-error-rate fails a run with too many errors, and only then") {
     const ProcessResult refused = run_rateperf(closed_port(), {"--rate", "100", "--num-conns",
                                                                "5", "--max-error-rate", "50"});

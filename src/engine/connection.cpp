@@ -599,7 +599,7 @@ void Connection::close_and_release(TimePoint now) {
   }
   write_registered_ = false;
   // Closing the socket takes it out of the loop's batch set.
-  batched_ = Loop::Batched{};
+  if (batched_.callback) context_.loop.unwatch_reads(batched_);
   context_.loop.cancel(watchdog_);
   if (transport_.is_open()) {
     transport_.close();

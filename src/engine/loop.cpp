@@ -72,6 +72,11 @@ void Loop::watch_reads(Batched& socket) {
   ::epoll_ctl(batch_fd_, EPOLL_CTL_ADD, socket.fd, &interest);
 }
 
+void Loop::unwatch_reads(Batched& socket) {
+  if (draining_) dropped_.push_back(&socket);
+  socket = Batched{};
+}
+
 void Loop::on_batch(evutil_socket_t, short, void* self) {
   static_cast<Loop*>(self)->drain_batch();
 }
@@ -80,10 +85,22 @@ void Loop::drain_batch() {
   last_drain_ = Clock::now();
   constexpr int kMost = 128;
   epoll_event ready[kMost];
+  struct Draining {
+    Loop& loop;
+    explicit Draining(Loop& l) : loop(l) { loop.draining_ = true; }
+    ~Draining() {
+      loop.draining_ = false;
+      loop.dropped_.clear();
+    }
+  } draining(*this);
   for (;;) {
     const int n = ::epoll_wait(batch_fd_, ready, kMost, 0);
+    dropped_.clear();
     for (int i = 0; i < n; ++i) {
       auto* socket = static_cast<Batched*>(ready[i].data.ptr);
+      // Closed by an earlier one's callback (and maybe open again, on a new socket that the
+      // event is not for).
+      if (std::find(dropped_.begin(), dropped_.end(), socket) != dropped_.end()) continue;
       // An error or a hang-up is read to its end, as a close is; never taken for a write edge
       // (the batch set holds reads only).
       const std::uint32_t events = ready[i].events;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "core/clock.hpp"
 #include "engine/event.hpp"
@@ -99,6 +100,10 @@ class Loop {
   // Puts `socket`'s read readiness in the batch set (edge triggered); closing the socket takes
   // it out. `socket` stays where it is until then.
   void watch_reads(Batched& socket);
+  // Before its socket closes: `socket` leaves the batch set. Events of it that a drain has
+  // already taken from the kernel are dropped: handling one socket's reads may end others (a
+  // refused connection of --request-rate's pool opens the next for the waiting requests).
+  void unwatch_reads(Batched& socket);
 
   // Runs until stop().
   void run();
@@ -136,6 +141,8 @@ class Loop {
   int batch_fd_ = -1;  // the batch set's epoll descriptor; -1: no batching
   EventPtr batch_event_;
   bool batch_watched_ = false;
+  bool draining_ = false;                // drain_batch() is handing out a batch of events
+  std::vector<const Batched*> dropped_;  // sockets closed while it does
   TimePoint last_drain_{};  // when the batch set was last drained
   bool armed_ = false;  // the timerfd is set and has not fired yet
   TimePoint armed_at_{};
