@@ -483,6 +483,7 @@ const std::vector<JsonField>& documented_fields() {
       {"/lag/p99_ms", JsonType::number},
       {"/lag/max_ms", JsonType::number},
       {"/lag/late_arrivals", JsonType::integer},
+      {"/lag/moved_arrivals", JsonType::integer},
       {"/lag/limit_ms", JsonType::number},
       {"/lag/client_limited", JsonType::boolean},
       {"/timing", JsonType::object},

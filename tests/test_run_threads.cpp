@@ -108,6 +108,43 @@ TEST_SUITE("run_options") {
     CHECK(report_figure(requests.out, "Request rate:", "Request rate:") == doctest::Approx(400).epsilon(0.05));
   }
 
+  TEST_CASE(
+      "--threads 2: a worker with time to spare starts the due arrivals of one behind its share") {
+    const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 2) {
+      std::printf("skipped: slowing one worker's CPU alone needs two CPUs (this machine has %ld)\n",
+                  cpus);
+      return;
+    }
+    // Worker 1 shares CPU 1 with a busy loop, worker 0 has CPU 0 to itself, and the rate is
+    // more than either keeps up with: worker 0 ends its own half first and then starts worker
+    // 1's due arrivals, so that the run is not held to the slower CPU's pace. The run's
+    // arrivals stay the schedule's: every one of them once, at its intended time.
+    const std::uint16_t port = rateperf::test::closed_port();
+    const TempFile json("");
+    const std::string script =
+        "taskset -c 1 sh -c 'while :; do :; done' & hog=$!; \"$0\" --server 127.0.0.1 --port " +
+        std::to_string(port) +
+        " --timeout 2 --rate 400000 --num-conns 40000 --threads 2 --cpus 0,1 --json " +
+        json.path() + "; rc=$?; kill $hog; exit $rc";
+    const ProcessResult run = run_process({"sh", "-c", script, rateperf_binary()}, 120s);
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(report_figure(run.out, "Total:", "connections") == 40000);
+    CHECK(report_figure(run.out, "Errors: total", "connrefused") == 40000);
+    CHECK(report_figure(run.out, "Errors: total", "total") == 40000);
+    const nlohmann::json doc = read_json(json.path());
+    const auto moved = doc.at("lag").at("moved_arrivals").get<double>();
+    CHECK(moved > 0);
+    CHECK(moved < 40000);
+    CHECK(report_figure(run.out, "Threads:", "Threads:") == moved);
+    // 40,000 arrivals 2.5 us apart: the first to the last intended start, whoever started them.
+    CHECK(doc.at("schedule").at("intended_window_s").get<double>() ==
+          doctest::Approx(39999 / 400000.0).epsilon(1e-9));
+    CHECK(doc.at("schedule").at("intended_rate_per_s").get<double>() ==
+          doctest::Approx(400000).epsilon(1e-6));
+  }
+
   TEST_CASE("--shard I/3: three processes make the run's connections between them, a third each") {
     // The shards' parts of 300 arrivals at 300/s: 100 each (arrivals I, I + 3, ...), at 100/s,
     // every one of them at the server; with --threads 2 inside a shard, the same part.

@@ -13,6 +13,8 @@
 # decide a held rate within a step or two), what nginx serves in each request mode when it cannot
 # keep up: rateperf --request-rate at 2 W on 50 connections without and with pipelining, in
 # alternated pairs, each one's replies/s (replies / test-duration) and nginx's CPU per reply;
+# and the pairs' ladder (ka_pairs), both modes' held rates above the non-pipelined one's in
+# the same spells of the machine;
 # (and the baseline's rateperf runs, with --baseline, when it has --request-rate). Held: every
 # call answered, no error, a request rate (requests / test-duration) of at least 97 % of R, and
 # for rateperf a lag p99 (/lag: how late the client itself issued its arrivals) of at most 1 ms;
@@ -25,6 +27,7 @@ ka_step=150   # up from it while held (down while nothing held), in permille of 
 ka_resolution=50  # then bisection until the bounds are this close, in permille of W
 ka_where="-"  # where (j) ran, for the table
 ka_over=2000 ka_over_pairs=3  # the overload's rate [permille of W] and its pairs of runs
+ka_pair_step=50  # the pairs' ladder: its step above the non-pipelined held rate [permille of W]
 
 # cpu_json JSON CMD...: runs CMD and writes the CPU time it and its descendants used, in JSON
 # (/cpu/user_s, /cpu/system_s: what result_calc's cpu_s adds up), for a client that reports none
@@ -168,6 +171,36 @@ ka_overload() {
   done
 }
 
+# ka_pairs REP: the pairs' ladder. From the rate --request-rate held in this repetition's search
+# (without pipelining), ka_pair_steps steps of ka_pair_step permille of W up, each step a pair of
+# runs back to back, without (rate) and with pipelining (piped), the order alternating: the held
+# rate of one mode against the other in the same spell of the machine, which the separate
+# searches (minutes apart at the top) do not give. Records, per repetition, the steps only the
+# pipelined run held (j_pairs_piped_only), those only the other held (j_pairs_rate_only), and
+# the highest step each held (j_pairs_top_KIND [req/s]; the start if none).
+ka_pairs() {
+  local rep=$1 start=$2 k kind rate base piped_only=0 rate_only=0
+  ((start > 0)) || start=$ka_start
+  local -A top=([rate]=$(ka_rate "$start" "$ka_w") [piped]=$(ka_rate "$start" "$ka_w")) ok=()
+  for ((k = 1; k <= ka_pair_steps; k++)); do
+    rate=$(ka_rate $((start + k * ka_pair_step)) "$ka_w")
+    for kind in $( ((k % 2)) && echo rate piped || echo piped rate); do
+      base=$out/j-pair-$kind-r$rep-$rate
+      ka_run "rateperf/$kind" "$rate" "$base"
+      ok[$kind]=0
+      if ka_held "rateperf/$kind" "$rate" "$base"; then ok[$kind]=1 top[$kind]=$rate; fi
+      log "(j) pair at $rate req/s, $kind ($( ((ok[$kind])) && echo held || echo not held)): $(result_get "$base.json" \
+        '{/request_rate/per_s:.0f} req/s, errors {/errors/total}, lag p99 {/lag/p99_ms:.3f} ms, request wait p99 {/request_wait/p99_ms:.3f} ms')"
+    done
+    if ((ok[piped] && !ok[rate])); then piped_only=$((piped_only + 1)); fi
+    if ((ok[rate] && !ok[piped])); then rate_only=$((rate_only + 1)); fi
+  done
+  record j_pairs_piped_only "$piped_only"
+  record j_pairs_rate_only "$rate_only"
+  record j_pairs_top_piped "${top[piped]}"
+  record j_pairs_top_rate "${top[rate]}"
+}
+
 measure_j() {
   local rep=$1 word key rate base more verdict nginx_pid ns_pid='' ka_w
   local port0 port  # start_nginx's and next_port's, kept apart from those of the bench's nginx
@@ -222,6 +255,7 @@ measure_j() {
     done
   done
   [[ -z $ka_w ]] || ka_overload "$rep"
+  [[ -z $ka_w ]] || ka_pairs "$rep" "${lo[rateperf/rate]:-0}"
   for word in "${clients[@]}"; do
     key=$(client_key "$word")
     if [[ -n ${best[$word]:-} ]]; then
@@ -280,6 +314,9 @@ rows_j() {
   row "(j) the same, --burst-length $ka_burst" \
     "$(median j_over_piped 0) ; $(median j_over_nginx_piped 2)" "-" "-" "-" "" "-" "-" \
     "> non-pipelined (pipelined/non-pipelined: $(ratio j_over_piped j_over_rate))"
+  row "(j) keep-alive: pipelined against non-pipelined in pairs of ${ka_s}-s runs back to back, at $ka_pair_steps steps of $(awk -v p=$ka_pair_step 'BEGIN { print p / 10 }') % of wrk's rate above the rate --request-rate held in the search (each repetition): steps only the pipelined run held ; steps only the other held ; the highest rate each held there [req/s] (the start if none)" \
+    "$(sum_of j_pairs_piped_only) ; $(sum_of j_pairs_rate_only) ; $(median j_pairs_top_piped 0) against $(median j_pairs_top_rate 0)" \
+    "-" "-" "-" "" "-" "-" "pipelined > non-pipelined (pipelined/non-pipelined: $(ratio j_pairs_top_piped j_pairs_top_rate))"
   row "(j) keep-alive: request wait p99 [ms] at the held rate, --request-rate on $ka_conns connections ; with --burst-length $ka_burst" \
     "$(median j_wait_rate_rateperf 3) ; $(median j_wait_piped_rateperf 3)" \
     "$(median j_wait_rate_baseline 3) ; $(median j_wait_piped_baseline 3)" "-" "-" "" "-" "-" ""

@@ -118,7 +118,11 @@ Worker::~Worker() {
 WorkerResult Worker::run(TimePoint start) {
   start_ = start;
   loop_.reset(start);
-  source_ = schedule::make_work_source(config_, start, share_, shares_);
+  {
+    const std::lock_guard lock(source_mutex_);
+    source_ = schedule::make_work_source(config_, start, share_, shares_);
+    publish_due();
+  }
   result_.end = start;
 
   // Reply-rate samples: client I of N takes its first one (I + 1) * 5 / N s after the start,
@@ -129,14 +133,17 @@ WorkerResult Worker::run(TimePoint start) {
   loop_.schedule(sample_timer_, start + first_sample);
   last_series_at_ = start;
   loop_.schedule(series_timer_, start + result_.collector.series_interval());
-  if (const auto due = source_->next_due()) loop_.schedule(arrival_timer_, *due);
+  if (const auto due =
+          with_source([](schedule::WorkSource& source) { return source.next_due(); })) {
+    loop_.schedule(arrival_timer_, *due);
+  }
   if (publish_progress_) loop_.schedule(progress_timer_, start + kProgressInterval);
 
   event_add(stop_event_.get(), nullptr);
   if (requests_) requests_->open_all(Clock::now());
   // A stop requested before the run began ends the schedule at its start.
   on_stop_request(stop_fd_, EV_READ, this);
-  if (source_->done()) maybe_finish(start);
+  if (source_done()) maybe_finish(start);
   if (!finished_) loop_.run();
   event_del(stop_event_.get());
   result_.loop = loop_.figures();
@@ -209,7 +216,9 @@ void Worker::on_progress(Timer& timer, TimePoint now) {
 void Worker::publish(TimePoint now) {
   const stats::Collector& c = result_.collector;
   published_.elapsed_ns.store((now - start_).count(), std::memory_order_relaxed);
-  published_.issued.store(source_->issued(), std::memory_order_relaxed);
+  published_.issued.store(
+      with_source([](const schedule::WorkSource& source) { return source.issued(); }),
+      std::memory_order_relaxed);
   published_.replies.store(c.replies(), std::memory_order_relaxed);
   published_.errors.store(c.errors_total(), std::memory_order_relaxed);
   published_.open.store(c.open_connections(), std::memory_order_relaxed);
@@ -224,62 +233,129 @@ void Worker::publish(TimePoint now) {
 // next turn, after the other events that are ready.
 void Worker::issue_due(TimePoint now) {
   const std::uint64_t limit = source_->burst_limit();
-  bool first = true;
-  const std::uint64_t burst = schedule::take_due(
-      *source_, now,
-      [&](TimePoint intended) {
-        // The URI list ended (--wlog n,FILE): so did the schedule (stopped below).
-        if (context_.workload.uris_ended()) return;
-        // The first connection of a wake-up starts at the wake-up's time; later ones read the
-        // clock again, since each one's socket and connect calls take time.
-        const TimePoint actual = first ? now : Clock::now();
-        first = false;
-        if (!result_.any_arrival) {
-          result_.any_arrival = true;
-          result_.first_arrival = actual;
-          result_.first_intended = intended;
-        }
-        result_.last_arrival = actual;
-        result_.last_intended = intended;
-        result_.collector.arrival(intended, actual);
-        if (requests_) {
-          requests_->arrive(
-              Request{.intended = intended, .actual = actual, .planned = nullptr, .cookie = {}},
-              actual);
-          return;
-        }
-        if (sessions_) {
-          // Session k of the run (this worker's shares interleave with the others') takes
-          // template k, round robin.
-          const auto& templates = context_.workload.sessions->templates;
-          const std::uint64_t k = share_ + shares_ * sessions_started_++;
-          ++active_sessions_;
-          sessions_->acquire().start(templates[k % templates.size()], intended, actual);
-          return;
-        }
-
-        connections_.acquire().start(intended, actual);
-      },
-      limit);
+  // Taken under the lock, started after it: a peer's lend() waits for the taking only.
+  due_.clear();
+  with_source([&](schedule::WorkSource& source) {
+    return schedule::take_due(
+        source, now, [&](TimePoint intended) { due_.push_back(intended); }, limit);
+  });
+  std::uint64_t burst = 0;
+  for (const TimePoint intended : due_) {
+    // The URI list ended (--wlog n,FILE): so did the schedule (stopped below).
+    if (context_.workload.uris_ended()) break;
+    // The first connection of a wake-up starts at the wake-up's time; later ones read the
+    // clock again, since each one's socket and connect calls take time.
+    start_arrival(intended, burst == 0 ? now : Clock::now());
+    ++burst;
+  }
+  const bool caught_up = due_.size() < limit;
+  // Time to spare: the due arrivals of peers behind their shares.
+  std::uint64_t borrowed = 0;
+  if (caught_up && !peers_.empty() && stops_ == 0) borrowed = borrow(now, limit - due_.size());
   // The wake-up's requests go out together, pipelined where connections have room for more.
   if (requests_) requests_->send_arrived(Clock::now());
-  result_.collector.burst(burst);
-  if (context_.workload.uris_ended() && !source_->done()) {
+  result_.collector.burst(burst + borrowed);
+  if (context_.workload.uris_ended() && !source_done()) {
     // No arrival can have a URI any more: the schedule ends here, and the connections open
     // make the calls they have.
-    source_->stop();
+    with_source([](schedule::WorkSource& source) { source.stop(); });
     loop_.cancel(arrival_timer_);
     maybe_finish(now);
     return;
   }
-  const auto due = source_->next_due();
-  if (burst == limit && due && *due <= now) loop_.defer_to_next_turn();
+  std::optional<TimePoint> due =
+      with_source([](schedule::WorkSource& source) { return source.next_due(); });
+  if (!caught_up && due && *due <= now) loop_.defer_to_next_turn();
+  if (borrowed > 0) {
+    // A peer may still be behind: back at the loop's next turn, after the ready events.
+    loop_.defer_to_next_turn();
+    due = due ? std::min(*due, now) : now;
+  } else if (!peers_.empty() && !due && !peers_done()) {
+    // This share is done and a peer's is not: look again in a while.
+    due = now + kBehind / 2;
+  }
   if (due) loop_.schedule(arrival_timer_, *due);
   maybe_finish(now);
 }
 
+void Worker::start_arrival(TimePoint intended, TimePoint actual) {
+  // A peer's arrivals (borrow()) come out of this share's order: the first and last intended
+  // times are the least and the greatest.
+  if (!result_.any_arrival) {
+    result_.any_arrival = true;
+    result_.first_arrival = actual;
+    result_.first_intended = intended;
+    result_.last_intended = intended;
+  }
+  result_.last_arrival = actual;
+  result_.first_intended = std::min(result_.first_intended, intended);
+  result_.last_intended = std::max(result_.last_intended, intended);
+  result_.collector.arrival(intended, actual);
+  if (requests_) {
+    requests_->arrive(
+        Request{.intended = intended, .actual = actual, .planned = nullptr, .cookie = {}}, actual);
+    return;
+  }
+  if (sessions_) {
+    // Session k of the run (this worker's shares interleave with the others') takes
+    // template k, round robin.
+    const auto& templates = context_.workload.sessions->templates;
+    const std::uint64_t k = share_ + shares_ * sessions_started_++;
+    ++active_sessions_;
+    sessions_->acquire().start(templates[k % templates.size()], intended, actual);
+    return;
+  }
+  connections_.acquire().start(intended, actual);
+}
+
+void Worker::share_with(std::vector<Worker*> peers) {
+  peers_ = std::move(peers);
+  std::erase(peers_, this);
+}
+
+std::size_t Worker::lend(TimePoint now, std::size_t most, std::vector<TimePoint>& out) {
+  if (!behind(now)) return 0;
+  const std::lock_guard lock(source_mutex_);
+  if (!source_) return 0;
+  const std::size_t taken = schedule::take_due(
+      *source_, now - kBehind, [&](TimePoint intended) { out.push_back(intended); }, most);
+  publish_due();
+  return taken;
+}
+
+std::uint64_t Worker::borrow(TimePoint now, std::uint64_t most) {
+  std::vector<TimePoint>& taken = due_;
+  taken.clear();
+  for (std::size_t i = 0; i < peers_.size() && taken.size() < most; ++i) {
+    Worker& peer = *peers_[(next_peer_ + i) % peers_.size()];
+    peer.lend(now, most - taken.size(), taken);
+  }
+  next_peer_ = (next_peer_ + 1) % peers_.size();
+  std::uint64_t started = 0;
+  for (const TimePoint intended : taken) {
+    if (context_.workload.uris_ended()) break;
+    start_arrival(intended, Clock::now());
+    ++started;
+  }
+  result_.collector.moved_in(started);
+  return started;
+}
+
+bool Worker::peers_done() const {
+  return std::all_of(peers_.begin(), peers_.end(), [](const Worker* p) { return p->share_done(); });
+}
+
+bool Worker::source_done() {
+  return with_source([](schedule::WorkSource& source) { return source.done(); });
+}
+
+void Worker::publish_due() {
+  const auto due = source_->next_due();
+  published_due_.store(due ? due->time_since_epoch().count() : kNoneDue, std::memory_order_relaxed);
+}
+
 void Worker::stop_schedule(TimePoint now) {
-  source_->stop();
+  with_source([](schedule::WorkSource& source) { source.stop(); });
   loop_.cancel(arrival_timer_);
   // Open connections get at most --timeout more; without a timeout they end now.
   if (config_.timeout > Duration::zero()) {
@@ -290,6 +366,8 @@ void Worker::stop_schedule(TimePoint now) {
 }
 
 void Worker::close_after_failure() noexcept {
+  // Its peers wait for no more of its share.
+  published_due_.store(kNoneDue, std::memory_order_relaxed);
   try {
     end_all(ErrorKind::other, Clock::now());
   } catch (...) {
@@ -310,7 +388,13 @@ void Worker::end_all(ErrorKind kind, TimePoint now) {
 }
 
 void Worker::maybe_finish(TimePoint now) {
-  if (finished_ || closing_idle_ || !source_->done()) return;
+  if (finished_ || closing_idle_ || !source_done()) return;
+  // A peer's share is not done: this worker may still take arrivals of it (issue_due() looks
+  // again every kBehind / 2).
+  if (!peers_.empty() && !peers_done()) {
+    if (!arrival_timer_.armed()) loop_.schedule(arrival_timer_, now + kBehind / 2);
+    return;
+  }
   if (requests_) {
     // Request mode: the pool's connections stay open between requests; once the schedule is
     // done and nothing waits or is in flight, they close.
@@ -340,7 +424,7 @@ void Worker::connection_idle(Connection& connection, TimePoint now) {
   requests_->idle(connection, now);
   requests_ended(now);
   // The schedule's last reply may have come.
-  if (source_->done()) maybe_finish(now);
+  if (source_done()) maybe_finish(now);
 }
 
 void Worker::reply_received(Connection& connection, const http::ResponseParser& reply,
@@ -358,9 +442,11 @@ void Worker::session_ended(Session& session, TimePoint now) {
 
 void Worker::arrival_ended(TimePoint now) {
   // A closed loop's slot is free again: its next arrival is due now.
-  if (source_->finished(now) && !arrival_timer_.armed()) {
-    if (const auto due = source_->next_due()) loop_.schedule(arrival_timer_, *due);
-  }
+  const auto due = with_source([&](schedule::WorkSource& source) -> std::optional<TimePoint> {
+    if (!source.finished(now)) return std::nullopt;
+    return source.next_due();
+  });
+  if (due && !arrival_timer_.armed()) loop_.schedule(arrival_timer_, *due);
 }
 
 void Worker::requests_ended(TimePoint now) {

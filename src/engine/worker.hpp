@@ -1,8 +1,10 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "engine/call_printer.hpp"
@@ -99,6 +101,26 @@ class Worker final : private ConnectionOwner, private SessionOwner {
   // The run so far, as last published (about once a second).
   stats::Progress progress() const;
 
+  // The other workers of this process (--threads), before any runs: a worker that keeps up
+  // with its own share then takes the due arrivals of a peer kBehind or more behind its
+  // share, and stays until every peer's share is done. Open loop only: a closed loop's slots,
+  // and sessions (template k goes with arrival k), stay with their worker.
+  void share_with(std::vector<Worker*> peers);
+  // A worker is this far behind its share's schedule before a peer takes arrivals from it:
+  // past what a worker on schedule is ever late (a turn of auto's batch timing is 1 ms).
+  static constexpr Duration kBehind = std::chrono::milliseconds(2);
+
+  // Called by a peer, on its thread: up to `most` of this worker's due arrivals, oldest first,
+  // appended to `out` as their intended times, if it is kBehind or more behind at `now`.
+  std::size_t lend(TimePoint now, std::size_t most, std::vector<TimePoint>& out);
+  // What lend() needs first, lock-free: this worker is kBehind or more behind at `now`.
+  bool behind(TimePoint now) const {
+    return published_due_.load(std::memory_order_relaxed) <=
+           (now - kBehind).time_since_epoch().count();
+  }
+  // Its share's schedule is done (or was never to be shared).
+  bool share_done() const { return published_due_.load(std::memory_order_relaxed) == kNoneDue; }
+
  private:
   void on_arrival(Timer& timer, TimePoint now);
   void on_sample(Timer& timer, TimePoint now);
@@ -107,6 +129,28 @@ class Worker final : private ConnectionOwner, private SessionOwner {
   void on_progress(Timer& timer, TimePoint now);
   static void on_stop_request(evutil_socket_t fd, short, void* self);
   void issue_due(TimePoint now);
+  // Starts the work of one arrival intended at `intended`, at `actual`.
+  void start_arrival(TimePoint intended, TimePoint actual);
+  // Takes due arrivals of peers behind their shares, `most` at most: how many it started.
+  std::uint64_t borrow(TimePoint now, std::uint64_t most);
+  // Every peer's share is done.
+  bool peers_done() const;
+  // This worker's own share is done.
+  bool source_done();
+  // Publishes the source's next due time for peers (under source_mutex_).
+  void publish_due();
+  // Calls f(*source_), under source_mutex_ when peers may take from it, and publishes its next
+  // due time after.
+  template <class F>
+  auto with_source(F&& f) {
+    std::unique_lock lock(source_mutex_, std::defer_lock);
+    if (!peers_.empty()) lock.lock();
+    struct Publish {
+      Worker& worker;
+      ~Publish() { worker.publish_due(); }
+    } publish{*this};
+    return f(*source_);
+  }
   void stop_schedule(TimePoint now);
   void end_all(ErrorKind kind, TimePoint now);
   void maybe_finish(TimePoint now);
@@ -132,6 +176,15 @@ class Worker final : private ConnectionOwner, private SessionOwner {
   int stop_fd_ = -1;  // the eventfd of stop requests, read by stop_event_
   EventPtr stop_event_;
   std::unique_ptr<schedule::WorkSource> source_;
+  // With peers, their lend() takes from source_ too: every use of it that may change it, or
+  // reads it for a peer, holds this lock, and the next due time is published in
+  // published_due_ (steady clock's count; kNoneDue once done).
+  static constexpr std::int64_t kNoneDue = INT64_MAX;
+  std::mutex source_mutex_;
+  std::atomic<std::int64_t> published_due_{kNoneDue - 1};
+  std::vector<Worker*> peers_;
+  std::size_t next_peer_ = 0;
+  std::vector<TimePoint> due_;  // a wake-up's arrivals, taken under the lock, started after
   Timer arrival_timer_;
   Timer sample_timer_;
   Timer series_timer_;  // the time series' boundaries (--interval)

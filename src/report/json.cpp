@@ -235,6 +235,7 @@ nlohmann::json to_json_document(const stats::Summary& s, const options::Config& 
         {"p99_ms", s.lag_p99_ms},
         {"max_ms", s.lag_max_ms},
         {"late_arrivals", s.lag_late_arrivals},
+        {"moved_arrivals", s.moved_arrivals},
         {"limit_ms", s.lag_limit_ms},
         {"client_limited", s.client_limited}}},
       {"timing",

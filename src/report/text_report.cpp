@@ -171,6 +171,12 @@ void append_rateperf_lines(std::string& out, const stats::Summary& s) {
           "Client lag [ms]: p50 %.3f p99 %.3f max %.3f (%" PRIu64
           " arrivals more than 1 ms late)\n",
           s.lag_p50_ms, s.lag_p99_ms, s.lag_max_ms, s.lag_late_arrivals);
+  if (s.moved_arrivals > 0) {
+    appendf(out,
+            "Threads: %" PRIu64
+            " arrivals started by a worker with time to spare (theirs was 2 ms or more behind)\n",
+            s.moved_arrivals);
+  }
 
   // The schedule's arrivals: connections, or in request mode requests.
   const char* unit = s.request_mode ? "req/s" : s.sessions_run ? "sess/s" : "conn/s";

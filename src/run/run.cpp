@@ -262,6 +262,13 @@ Outcome execute(const options::Config& config, const Listeners& listeners) {
                             .call_log = call_log.get()}));
     watched.push_back(workers.back().get());
   }
+  // The open loop's workers take the due arrivals of one behind its share (a core slower or
+  // busier than the others): the run offers the schedule as fast as all of them can, not at
+  // the slowest one's pace. A closed loop's slots and sessions stay with their worker.
+  if (watched.size() > 1 && !config.closed_loop() && !config.period.sequential() &&
+      !work.sessions) {
+    for (engine::Worker* worker : watched) worker->share_with(watched);
+  }
   Watcher watcher(watched, listeners.on_progress, config.shard_arrivals(),
                   kernel_clock ? &wall_clock : nullptr);
 

@@ -135,6 +135,7 @@ void Collector::sample(TimePoint start, TimePoint end) {
 void Collector::merge(const Collector& other) {
   arrivals_ += other.arrivals_;
   late_arrivals_ += other.late_arrivals_;
+  moved_arrivals_ += other.moved_arrivals_;
   max_burst_ = std::max(max_burst_, other.max_burst_);
   connections_ += other.connections_;
   open_ += other.open_;

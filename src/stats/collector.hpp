@@ -94,6 +94,8 @@ class Collector {
   void arrival(TimePoint intended, TimePoint actual);
   // One wake-up of the client issued `count` arrivals.
   void burst(std::uint64_t count);
+  // `count` of them were another worker's share, which was behind (--threads).
+  void moved_in(std::uint64_t count) { moved_arrivals_ += count; }
   // connect() was started on a new socket.
   void connecting();
   void connected(Duration connect_time);
@@ -144,6 +146,7 @@ class Collector {
   std::uint64_t arrivals_ = 0;
   std::uint64_t late_arrivals_ = 0;  // lag above kLateLag
   std::uint64_t max_burst_ = 0;
+  std::uint64_t moved_arrivals_ = 0;  // started by a worker other than their share's
   std::uint64_t connections_ = 0;
   std::uint64_t open_ = 0;  // this collector's connections open now
   std::shared_ptr<OpenGauge> gauge_;

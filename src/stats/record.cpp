@@ -139,6 +139,7 @@ struct RecordCodec {
         {"arrivals", c.arrivals_},
         {"late_arrivals", c.late_arrivals_},
         {"max_burst", c.max_burst_},
+        {"moved_arrivals", c.moved_arrivals_},
         {"connections", c.connections_},
         {"open", c.open_},
         {"max_concurrent", c.max_concurrent()},
@@ -197,6 +198,8 @@ struct RecordCodec {
     c.arrivals_ = j.at("arrivals").get<std::uint64_t>();
     c.late_arrivals_ = j.at("late_arrivals").get<std::uint64_t>();
     c.max_burst_ = j.at("max_burst").get<std::uint64_t>();
+    // Dumps of versions before --threads moved arrivals have none.
+    c.moved_arrivals_ = j.value("moved_arrivals", std::uint64_t{0});
     c.connections_ = j.at("connections").get<std::uint64_t>();
     c.open_ = j.at("open").get<std::uint64_t>();
     c.connects_ = j.at("connects").get<std::uint64_t>();

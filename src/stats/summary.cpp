@@ -253,6 +253,7 @@ struct SummaryBuilder {
     s.lag_p99_ms = ns_to_ms(static_cast<double>(c.lag_.percentile(99)));
     s.lag_max_ms = ns_to_ms(static_cast<double>(c.lag_.max()));
     s.lag_late_arrivals = c.late_arrivals_;
+    s.moved_arrivals = c.moved_arrivals_;
     s.lag_limit_ms = lag_limit_ms(run.offered_rate_per_s);
     // A closed loop has no schedule to fall behind: its slots start when the server lets them.
     s.client_limited = run.concurrency == 0 && s.arrivals > 0 && s.lag_p99_ms > s.lag_limit_ms;

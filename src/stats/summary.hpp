@@ -234,6 +234,8 @@ struct Summary {
   double lag_p99_ms = 0;
   double lag_max_ms = 0;
   std::uint64_t lag_late_arrivals = 0;  // arrivals that started more than 1 ms late
+  // --threads: arrivals another worker started, their own being Worker::kBehind or more behind.
+  std::uint64_t moved_arrivals = 0;
   // The client could not hold its schedule: lag p99 above lag_limit_ms (see summarize()), so
   // the figures measure the client, not the server.
   bool client_limited = false;
