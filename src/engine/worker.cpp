@@ -239,15 +239,9 @@ void Worker::issue_due(TimePoint now) {
     return schedule::take_due(
         source, now, [&](TimePoint intended) { due_.push_back(intended); }, limit);
   });
-  std::uint64_t burst = 0;
-  for (const TimePoint intended : due_) {
-    // The URI list ended (--wlog n,FILE): so did the schedule (stopped below).
-    if (context_.workload.uris_ended()) break;
-    // The first connection of a wake-up starts at the wake-up's time; later ones read the
-    // clock again, since each one's socket and connect calls take time.
-    start_arrival(intended, burst == 0 ? now : Clock::now());
-    ++burst;
-  }
+  // The first connection of a wake-up starts at the wake-up's time. The URI list ended: so did
+  // the schedule (stopped below).
+  const std::uint64_t burst = start_due(now);
   const bool caught_up = due_.size() < limit;
   // Time to spare: the due arrivals of peers behind their shares.
   std::uint64_t borrowed = 0;
@@ -276,6 +270,17 @@ void Worker::issue_due(TimePoint now) {
   }
   if (due) loop_.schedule(arrival_timer_, *due);
   maybe_finish(now);
+}
+
+std::uint64_t Worker::start_due(TimePoint first) {
+  std::uint64_t started = 0;
+  for (const TimePoint intended : due_) {
+    if (context_.workload.uris_ended()) break;
+    // Later ones read the clock again, since each one's socket and connect calls take time.
+    start_arrival(intended, started == 0 ? first : Clock::now());
+    ++started;
+  }
+  return started;
 }
 
 void Worker::start_arrival(TimePoint intended, TimePoint actual) {
@@ -324,19 +329,13 @@ std::size_t Worker::lend(TimePoint now, std::size_t most, std::vector<TimePoint>
 }
 
 std::uint64_t Worker::borrow(TimePoint now, std::uint64_t most) {
-  std::vector<TimePoint>& taken = due_;
-  taken.clear();
-  for (std::size_t i = 0; i < peers_.size() && taken.size() < most; ++i) {
+  due_.clear();
+  for (std::size_t i = 0; i < peers_.size() && due_.size() < most; ++i) {
     Worker& peer = *peers_[(next_peer_ + i) % peers_.size()];
-    peer.lend(now, most - taken.size(), taken);
+    peer.lend(now, most - due_.size(), due_);
   }
   next_peer_ = (next_peer_ + 1) % peers_.size();
-  std::uint64_t started = 0;
-  for (const TimePoint intended : taken) {
-    if (context_.workload.uris_ended()) break;
-    start_arrival(intended, Clock::now());
-    ++started;
-  }
+  const std::uint64_t started = start_due(Clock::now());
   result_.collector.moved_in(started);
   return started;
 }

@@ -131,6 +131,9 @@ class Worker final : private ConnectionOwner, private SessionOwner {
   void issue_due(TimePoint now);
   // Starts the work of one arrival intended at `intended`, at `actual`.
   void start_arrival(TimePoint intended, TimePoint actual);
+  // Starts the arrivals in due_, the first at `first`, each later one at the clock's time then,
+  // until the URI list ends (--wlog n,FILE): how many it started.
+  std::uint64_t start_due(TimePoint first);
   // Takes due arrivals of peers behind their shares, `most` at most: how many it started.
   std::uint64_t borrow(TimePoint now, std::uint64_t most);
   // Every peer's share is done.
@@ -139,12 +142,12 @@ class Worker final : private ConnectionOwner, private SessionOwner {
   bool source_done();
   // Publishes the source's next due time for peers (under source_mutex_).
   void publish_due();
-  // Calls f(*source_), under source_mutex_ when peers may take from it, and publishes its next
-  // due time after.
+  // Calls f(*source_); when peers may take from it, under source_mutex_, publishing its next
+  // due time after (a worker alone has nobody to publish it for).
   template <class F>
   auto with_source(F&& f) {
-    std::unique_lock lock(source_mutex_, std::defer_lock);
-    if (!peers_.empty()) lock.lock();
+    if (peers_.empty()) return f(*source_);
+    const std::lock_guard lock(source_mutex_);
     struct Publish {
       Worker& worker;
       ~Publish() { worker.publish_due(); }
