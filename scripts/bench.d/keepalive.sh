@@ -152,22 +152,29 @@ ka_wrk() {
 
 # ka_overload REP: ka_over_pairs pairs of runs of rateperf --request-rate at ka_over permille of
 # W, without (rate) and with pipelining (piped), the pair's order alternating; records each
-# run's replies/s (j_over_KIND) and nginx's CPU per reply [us] (j_over_nginx_KIND).
+# run's replies/s (j_over_KIND) and nginx's CPU per reply [us] (j_over_nginx_KIND), and each
+# pair's own ratio, pipelined over non-pipelined (j_over_pair): the machine's spells move
+# between the pairs more than within one, which the ratio of the two medians would mix in.
 ka_overload() {
   local rep=$1 pair kind rate base ticks0 ticks
+  local -A served
   rate=$(ka_rate "$ka_over" "$ka_w")
   for ((pair = 1; pair <= ka_over_pairs; pair++)); do
+    served=()
     for kind in $( ((pair % 2)) && echo rate piped || echo piped rate); do
       base=$out/j-over-$kind-r$rep-$pair
       ticks0=$(server_ticks "$nginx_pid")
       ka_run "rateperf/$kind" "$rate" "$base"
       ticks=$(($(server_ticks "$nginx_pid") - ticks0))
-      record "j_over_$kind" "$(result_calc "$base.json" .0f '{/totals/replies} / {/totals/duration_s}')"
+      served[$kind]=$(result_calc "$base.json" .0f '{/totals/replies} / {/totals/duration_s}')
+      record "j_over_$kind" "${served[$kind]}"
       record "j_over_nginx_$kind" "$(result_calc "$base.json" .2f \
         "$ticks / $(getconf CLK_TCK) / {/totals/replies} * 1e6")"
       log "(j) overload $kind at $rate req/s, pair $pair: $(result_get "$base.json" \
         '{/totals/replies} replies in {/totals/duration_s:.2f} s, errors {/errors/total}')"
     done
+    record j_over_pair "$(awk -v p="${served[piped]}" -v r="${served[rate]}" \
+      'BEGIN { if (p ~ /^[0-9.]+$/ && r ~ /^[0-9.]+$/ && r > 0) printf "%.3f\n", p / r; else print "?" }')"
   done
 }
 
@@ -313,7 +320,7 @@ rows_j() {
     "$(median j_over_rate 0) ; $(median j_over_nginx_rate 2)" "-" "-" "-" "" "-" "-" ""
   row "(j) the same, --burst-length $ka_burst" \
     "$(median j_over_piped 0) ; $(median j_over_nginx_piped 2)" "-" "-" "-" "" "-" "-" \
-    "> non-pipelined (pipelined/non-pipelined: $(ratio j_over_piped j_over_rate))"
+    "> non-pipelined (pipelined/non-pipelined: $(ratio j_over_piped j_over_rate); pair by pair: $(median j_over_pair 2))"
   row "(j) keep-alive: pipelined against non-pipelined in pairs of ${ka_s}-s runs back to back, at $ka_pair_steps steps of $(awk -v p=$ka_pair_step 'BEGIN { print p / 10 }') % of wrk's rate above the rate --request-rate held in the search (each repetition): steps only the pipelined run held ; steps only the other held ; the highest rate each held there [req/s] (the start if none)" \
     "$(sum_of j_pairs_piped_only) ; $(sum_of j_pairs_rate_only) ; $(median j_pairs_top_piped 0) against $(median j_pairs_top_rate 0)" \
     "-" "-" "-" "" "-" "-" "pipelined > non-pipelined (pipelined/non-pipelined: $(ratio j_pairs_top_piped j_pairs_top_rate))"

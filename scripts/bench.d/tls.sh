@@ -14,6 +14,10 @@
 #       at least 97 % of the offered one. rateperf's lag p99 at its held rate is printed on its
 #       own row (it is no part of the rule: httperf has no lag to hold it to);
 #   each client's CPU per full handshake at tls_cpu_share x the full kind's H;
+#   tls_pairs pairs in the same spell of the machine: h2load, then rateperf at tls_pair_share x
+#       the H h2load made just before, then h2load again; each pair counts as held by the rule
+#       above, and its ratio is rateperf's achieved rate over the mean of the two H around it
+#       (the searches' steps, minutes apart from their H, meet other spells);
 # then HTTPS keep-alive on the resuming nginx: wrk's closed loop on 50 connections (W
 # requests/s), then the request rate rateperf --request-rate on 50 connections achieves when
 # offered W.
@@ -24,6 +28,8 @@ tls_steps="0.5 0.7 0.85 0.95 1.05 1.2 1.4"  # offered rates, in parts of H, trie
 tls_bisect=2
 tls_cpu_share=0.5
 tls_h2load_n=6000
+tls_pairs=3
+tls_pair_share=0.95
 tls_where="-"
 
 # tls_certs DIR: a P-256 key and a self-signed certificate for bench.test in DIR.
@@ -69,9 +75,9 @@ tls_held() {
     {/connection_rate/per_s} >= 0.97 * $1"
 }
 
-# tls_h2load KIND REP: h2load's closed loop of one-request connections on 50 at a time to the
-# nginx of KIND; sets tls_h (its connections a second, empty if none) and records it with its
-# CPU per connection.
+# tls_h2load KIND REP [norecord]: h2load's closed loop of one-request connections on 50 at a
+# time to the nginx of KIND; sets tls_h (its connections a second, empty if none) and, unless
+# told not to, records it with its CPU per connection.
 tls_h2load() {
   local kind=$1 base=$out/k-h2load-$1-r$2 cpu TIMEFORMAT='%U %S'
   tls_port "$kind"
@@ -86,8 +92,10 @@ tls_h2load() {
     tls_h=''
   fi
   cpu=$(awk -v n="$tls_h2load_n" 'NF == 2 { printf "%.1f", ($1 + $2) / n * 1e6 }' "$base.time")
-  record "k_h2load_$kind" "${tls_h:-?}"
-  record "k_h2cpu_$kind" "${cpu:-?}"
+  if [[ ${3:-} != norecord ]]; then
+    record "k_h2load_$kind" "${tls_h:-?}"
+    record "k_h2cpu_$kind" "${cpu:-?}"
+  fi
   sleep 0.5
 }
 
@@ -136,8 +144,31 @@ tls_search() {
   done
 }
 
+# tls_pair KIND REP: tls_pairs pairs of h2load and rateperf back to back (the top of this file);
+# records, per pair, held or not (k_pair_held_KIND, 1 or 0) and rateperf's achieved rate over
+# the mean of the H before and after it (k_pair_ratio_KIND).
+tls_pair() {
+  local kind=$1 rep=$2 i h_before h_after rate base
+  for ((i = 1; i <= tls_pairs; i++)); do
+    tls_h2load "$kind" "$rep-pair$i-before" norecord
+    h_before=$tls_h
+    [[ -n $h_before ]] || continue
+    rate=$(awk -v f="$tls_pair_share" -v h="$h_before" 'BEGIN { printf "%d", f * h }')
+    base=$out/k-pair-rateperf-$kind-$rate-r$rep-$i
+    tls_run rateperf "$kind" "$rate" "$base"
+    tls_h2load "$kind" "$rep-pair$i-after" norecord
+    h_after=$tls_h
+    [[ -n $h_after ]] || continue
+    if tls_held "$rate" "$base"; then record "k_pair_held_$kind" 1; else record "k_pair_held_$kind" 0; fi
+    record "k_pair_ratio_$kind" "$(result_calc "$base.json" .3f \
+      "{/connection_rate/per_s} / (($h_before + $h_after) / 2)")"
+    log "(k) rep $rep pair $i: h2load $h_before, rateperf at $rate: $(result_get "$base.json" \
+      '{/connection_rate/per_s:.0f} conn/s, errors {/errors/total}'), h2load $h_after"
+  done
+}
+
 measure_k() {
-  local rep=$1 kind rate base ns_pid='' tls_h w tool noresume
+  local rep=$1 kind rate base ns_pid='' tls_h h w tool noresume
   local port0 port
   local -a in_netns=() nginx_pids=()
   local -A tls_port0=()
@@ -162,6 +193,10 @@ measure_k() {
       continue
     fi
     tls_search "$kind" "$rep"
+    # The pairs' h2load runs leave tls_h alone: the CPU row below is at the search's H.
+    h=$tls_h
+    tls_pair "$kind" "$rep"
+    tls_h=$h
     if [[ $kind == full ]]; then
       rate=$(awk -v f="$tls_cpu_share" -v h="$tls_h" 'BEGIN { printf "%d", f * h }')
       for tool in "${tools[@]}"; do
@@ -217,6 +252,11 @@ rows_k() {
     row "(k) TLS: rateperf's lag p99 at its held rate, $kind handshakes [ms]" \
       "$(median "k_lag_${kind}_rateperf" 3)" "$(median "k_lag_${kind}_baseline" 3)" "-" "-" \
       "$(ratio "k_lag_${kind}_rateperf" "k_lag_${kind}_baseline")" "-" "-" ""
+  done
+  for kind in full resumed; do
+    row "(k) TLS: rateperf at $tls_pair_share x the rate h2load made right before it, $kind handshakes ($tls_pairs pairs a repetition, h2load again after each): pairs held ; rateperf's achieved rate / the mean of the two h2load rates around it" \
+      "$(tally "k_pair_held_$kind") ; $(median "k_pair_ratio_$kind" 2)" "-" "-" "-" "" "-" "-" \
+      ">= 0.95 h2load"
   done
   row "(k) TLS: CPU per full handshake at $tls_cpu_share x h2load's full rate (wrk column: h2load's, at its ceiling) [us]" \
     "$(median k_cpu_rateperf 1)" "$(median k_cpu_baseline 1)" "$(median k_cpu_httperf 1)" \

@@ -22,6 +22,7 @@
 #include "net/addresses.hpp"
 #include "net/endpoint.hpp"
 #include "net/socket_options.hpp"
+#include "net/tls_memory.hpp"
 #include "options/options.hpp"
 #include "options/table.hpp"
 #include "options/values.hpp"
@@ -167,6 +168,8 @@ std::vector<engine::WorkerResult> run_workers(
 }  // namespace
 
 void prepare_process() {
+  // Before anything of OpenSSL runs: it lets its allocator be chosen only then.
+  net::install_tls_memory();
   std::signal(SIGPIPE, SIG_IGN);
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
