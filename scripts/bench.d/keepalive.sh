@@ -14,7 +14,8 @@
 # keep up: rateperf --request-rate at 2 W on 50 connections without and with pipelining, in
 # alternated pairs, each one's replies/s (replies / test-duration) and nginx's CPU per reply;
 # and the pairs' ladder (ka_pairs), both modes' held rates above the non-pipelined one's in
-# the same spells of the machine;
+# the same spells of the machine; and pairs with wrk (ka_wrk_pairs): wrk, then --num-calls and
+# --request-rate at 0.95 of the rate it just made, wrk again;
 # (and the baseline's rateperf runs, with --baseline, when it has --request-rate). Held: every
 # call answered, no error, a request rate (requests / test-duration) of at least 97 % of R, and
 # for rateperf a lag p99 (/lag: how late the client itself issued its arrivals) of at most 1 ms;
@@ -28,6 +29,7 @@ ka_resolution=50  # then bisection until the bounds are this close, in permille 
 ka_where="-"  # where (j) ran, for the table
 ka_over=2000 ka_over_pairs=3  # the overload's rate [permille of W] and its pairs of runs
 ka_pair_step=50  # the pairs' ladder: its step above the non-pipelined held rate [permille of W]
+ka_wrk_pair_count=3 ka_wrk_pair_s=5  # wrk's pairs: how many, and wrk's runs' length [s]
 
 # cpu_json JSON CMD...: runs CMD and writes the CPU time it and its descendants used, in JSON
 # (/cpu/user_s, /cpu/system_s: what result_calc's cpu_s adds up), for a client that reports none
@@ -208,6 +210,54 @@ ka_pairs() {
   record j_pairs_top_rate "${top[rate]}"
 }
 
+# ka_wrk_pairs REP: ka_wrk_pair_count pairs in one spell of the machine: wrk's closed loop for
+# ka_wrk_pair_s seconds (W1), rateperf --num-calls 100 and then --request-rate on ka_conns
+# connections at 0.95 W1 (ka_s-second runs), wrk again (W2). Records, for each mode, whether
+# the run held (j_wpair_held_KIND, 1 or 0, the rule of the search) and its achieved request rate
+# over the mean of W1 and W2 (j_wpair_ratio_KIND): the search's steps run minutes after the wrk
+# run that set W, and this machine's speed moves by a fifth or more in that time.
+ka_wrk_pairs() {
+  local rep=$1 i kind w1 w2 rate base
+  for ((i = 1; i <= ka_wrk_pair_count; i++)); do
+    base=$out/j-wpair-wrk-r$rep-$i
+    ka_wrk_once "$base-before"
+    w1=$ka_pw
+    [[ -n $w1 ]] || continue
+    rate=$(ka_rate 950 "$w1")
+    for kind in calls rate; do
+      ka_run "rateperf/$kind" "$rate" "$out/j-wpair-$kind-r$rep-$i-$rate"
+    done
+    ka_wrk_once "$base-after"
+    w2=$ka_pw
+    [[ -n $w2 ]] || continue
+    for kind in calls rate; do
+      base=$out/j-wpair-$kind-r$rep-$i-$rate
+      if ka_held "rateperf/$kind" "$rate" "$base"; then
+        record "j_wpair_held_$kind" 1
+      else
+        record "j_wpair_held_$kind" 0
+      fi
+      record "j_wpair_ratio_$kind" "$(result_calc "$base.json" .3f \
+        "{/request_rate/per_s} / (($w1 + $w2) / 2)")"
+      log "(j) rep $rep wrk pair $i: wrk $w1, rateperf/$kind at $rate: $(result_get "$base.json" \
+        '{/request_rate/per_s:.0f} req/s, errors {/errors/total}, lag p99 {/lag/p99_ms:.3f} ms'), wrk $w2"
+    done
+  done
+}
+
+# ka_wrk_once BASE: one wrk closed loop on ka_conns connections for ka_wrk_pair_s seconds; sets
+# ka_pw to its request rate (empty if none).
+ka_wrk_once() {
+  next_port
+  timeout -k 2 $((ka_wrk_pair_s + 15)) ${in_netns[@]+"${in_netns[@]}"} taskset -c 0 wrk -t1 \
+    -c"$ka_conns" -d"${ka_wrk_pair_s}s" "http://127.0.0.1:$port/ok.txt" >"$1.txt" 2>&1 ||
+    log "wrk exited with status $? ($1.txt)"
+  result_from_text wrk "$1.txt" "$1.json"
+  ka_pw=$(result_get "$1.json" '{/request_rate/per_s:.0f}' 2>/dev/null || true)
+  [[ $ka_pw =~ ^[0-9]+$ && $ka_pw -gt 0 ]] || ka_pw=''
+  sleep 0.5
+}
+
 measure_j() {
   local rep=$1 word key rate base more verdict nginx_pid ns_pid='' ka_w
   local port0 port  # start_nginx's and next_port's, kept apart from those of the bench's nginx
@@ -263,6 +313,7 @@ measure_j() {
   done
   [[ -z $ka_w ]] || ka_overload "$rep"
   [[ -z $ka_w ]] || ka_pairs "$rep" "${lo[rateperf/rate]:-0}"
+  [[ -z $ka_w ]] || ka_wrk_pairs "$rep"
   for word in "${clients[@]}"; do
     key=$(client_key "$word")
     if [[ -n ${best[$word]:-} ]]; then
@@ -324,6 +375,11 @@ rows_j() {
   row "(j) keep-alive: pipelined against non-pipelined in pairs of ${ka_s}-s runs back to back, at $ka_pair_steps steps of $(awk -v p=$ka_pair_step 'BEGIN { print p / 10 }') % of wrk's rate above the rate --request-rate held in the search (each repetition): steps only the pipelined run held ; steps only the other held ; the highest rate each held there [req/s] (the start if none)" \
     "$(sum_of j_pairs_piped_only) ; $(sum_of j_pairs_rate_only) ; $(median j_pairs_top_piped 0) against $(median j_pairs_top_rate 0)" \
     "-" "-" "-" "" "-" "-" "pipelined > non-pipelined (pipelined/non-pipelined: $(ratio j_pairs_top_piped j_pairs_top_rate))"
+  for kind in calls rate; do
+    row "(j) keep-alive: rateperf at 0.95x the rate wrk made right before it, ${label[$kind]} ($ka_wrk_pair_count pairs a repetition, wrk ${ka_wrk_pair_s} s before and after, rateperf ${ka_s} s): pairs held ; achieved request rate / the mean of the two wrk rates around it" \
+      "$(tally "j_wpair_held_$kind") ; $(median "j_wpair_ratio_$kind" 2)" "-" "-" "-" "" "-" "-" \
+      ">= 0.95x wrk"
+  done
   row "(j) keep-alive: request wait p99 [ms] at the held rate, --request-rate on $ka_conns connections ; with --burst-length $ka_burst" \
     "$(median j_wait_rate_rateperf 3) ; $(median j_wait_piped_rateperf 3)" \
     "$(median j_wait_rate_baseline 3) ; $(median j_wait_piped_baseline 3)" "-" "-" "" "-" "-" ""
