@@ -29,7 +29,7 @@ ka_resolution=50  # then bisection until the bounds are this close, in permille 
 ka_where="-"  # where (j) ran, for the table
 ka_over=2000 ka_over_pairs=3  # the overload's rate [permille of W] and its pairs of runs
 ka_pair_step=50  # the pairs' ladder: its step above the non-pipelined held rate [permille of W]
-ka_wrk_pair_count=3 ka_wrk_pair_s=5  # wrk's pairs: how many, and wrk's runs' length [s]
+ka_wrk_pair_count=5 ka_wrk_pair_s=5  # wrk's pairs: how many, and wrk's runs' length [s]
 
 # cpu_json JSON CMD...: runs CMD and writes the CPU time it and its descendants used, in JSON
 # (/cpu/user_s, /cpu/system_s: what result_calc's cpu_s adds up), for a client that reports none
@@ -270,7 +270,7 @@ measure_j() {
     log "(j) no network namespace of its own: it runs in this one"
     ka_where="this network namespace (not root)"
   fi
-  start_nginx "$work/nginx-j"
+  nginx_multi_accept=1 start_nginx "$work/nginx-j"
   nginx_pid=$server_pid
   ka_wrk "$rep"
   ka_clients
@@ -340,7 +340,10 @@ rows_j() {
     row "(j) keep-alive" "not measured" "not measured" "not measured" "not measured" "" "" "" ""
     return 0
   fi
-  first="(j) keep-alive: highest held request rate R [req/s] (${ka_s}-s runs searched from 0.95x wrk, at most $ka_steps steps$( ((ka_retry)) && echo ", a step not held run once more"); held: every call answered, 0 errors, >= 97 % of R, lag p99 <= 1 ms (httperf: no lag); 0: no step held; $ka_where)"
+  local again=''
+  # (not in the assignment below: a false (( )) there would end the bench under set -e)
+  ((ka_retry == 0)) || again=", a step not held run once more"
+  first="(j) keep-alive: highest held request rate R [req/s] (${ka_s}-s runs searched from 0.95x wrk, at most $ka_steps steps$again; held: every call answered, 0 errors, >= 97 % of R, lag p99 <= 1 ms (httperf: no lag); 0: no step held; $ka_where)"
   for kind in calls rate piped calls_user rate_user; do
     what="(j) the same"
     [[ $kind == calls ]] && what=$first

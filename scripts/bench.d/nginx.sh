@@ -12,7 +12,12 @@ next_port() { port=$((port0 + port_index % nports)); port_index=$((port_index + 
 # names (netns.sh) when set; sets port0 (and port) and server_pid; stopped by its PID
 # (server_stop_all) on exit. With nginx_tls set (a directory with cert.pem and key.pem), every
 # port speaks TLS; with nginx_tls_noresume=1 as well, nginx resumes no session (no session
-# cache, no tickets), so that every handshake is a full one whatever the client offers.
+# cache, no tickets), so that every handshake is a full one whatever the client offers. With
+# nginx_multi_accept=1, nginx accepts every waiting connection when the listening socket is
+# ready (multi_accept on), not one per turn of its event loop: (j)'s --num-calls opens a
+# connection every 2 ms beside hundreds that are busy, and with nginx's default a slow second
+# of the machine left them waiting 1-2 s in the listen queue, which at 95 % of capacity takes
+# the rest of the run to drain (docs/benchmarks.md, "One accept per turn").
 start_nginx() {
   local try listens p dir=${1:-$work/nginx}
   mkdir -p "$dir/www" "$dir/tmp"
@@ -43,7 +48,7 @@ worker_processes 1;
 worker_rlimit_nofile 20000;
 error_log $dir/error.log warn;
 pid $dir/nginx.pid;
-events { worker_connections 20000; }
+events { worker_connections 20000;${nginx_multi_accept:+ multi_accept on;} }
 http {
   access_log off;
   # (j)'s persistent connections make up to some 100,000 requests each: nginx's default (1000)
