@@ -1,10 +1,13 @@
 #include "net/tls.hpp"
 
+#include <arpa/inet.h>
 #include <openssl/err.h>
 #include <openssl/x509_vfy.h>
-#include <arpa/inet.h>
+#include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <stdexcept>
 
 namespace rateperf::net {
@@ -82,7 +85,95 @@ SSL_CTX* make_context(const TlsSettings& settings) {
   return ctx;
 }
 
+// HeldSocket's BIO: reads and writes the socket as OpenSSL's socket BIO does, but keeps what
+// is written while the socket is holding.
+int held_write(BIO* bio, const char* data, int length) {
+  auto& socket = *static_cast<HeldSocket*>(BIO_get_data(bio));
+  BIO_clear_retry_flags(bio);
+  if (socket.holding) {
+    socket.bytes.append(data, static_cast<std::size_t>(length));
+    return length;
+  }
+  // What was held and not yet sent goes first: the stream's bytes stay in order.
+  if (!socket.send_held()) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK) BIO_set_retry_write(bio);
+    return -1;
+  }
+  for (;;) {
+    const ssize_t n = ::send(socket.fd, data, static_cast<std::size_t>(length), MSG_NOSIGNAL);
+    if (n >= 0) return static_cast<int>(n);
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) BIO_set_retry_write(bio);
+    return -1;
+  }
+}
+
+int held_read(BIO* bio, char* buffer, int capacity) {
+  auto& socket = *static_cast<HeldSocket*>(BIO_get_data(bio));
+  BIO_clear_retry_flags(bio);
+  for (;;) {
+    const ssize_t n = ::recv(socket.fd, buffer, static_cast<std::size_t>(capacity), 0);
+    if (n > 0) return static_cast<int>(n);
+    if (n == 0) {
+      socket.eof = true;
+      return 0;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) BIO_set_retry_read(bio);
+    return -1;
+  }
+}
+
+long held_ctrl(BIO* bio, int command, long, void* pointer) {
+  const auto& socket = *static_cast<const HeldSocket*>(BIO_get_data(bio));
+  switch (command) {
+    case BIO_CTRL_FLUSH:
+      return 1;  // nothing buffered below OpenSSL but what is held, sent by its holder
+    case BIO_CTRL_EOF:
+      return socket.eof ? 1 : 0;
+    case BIO_CTRL_WPENDING:
+      return static_cast<long>(socket.bytes.size() - socket.sent);
+    case BIO_C_GET_FD:
+      if (pointer != nullptr) *static_cast<int*>(pointer) = socket.fd;
+      return socket.fd;
+    default:
+      return 0;
+  }
+}
+
+BIO_METHOD* held_method() {
+  static BIO_METHOD* const method = [] {
+    BIO_METHOD* made = BIO_meth_new(
+        BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR, "rateperf held socket");
+    if (made != nullptr) {
+      BIO_meth_set_write(made, held_write);
+      BIO_meth_set_read(made, held_read);
+      BIO_meth_set_ctrl(made, held_ctrl);
+    }
+    return made;
+  }();
+  return method;
+}
+
+// The most TlsTransport::write holds of the first request beside the handshake's last flight:
+// a larger one goes in sends of its own.
+constexpr std::size_t kHoldMost = 16384;
+
 }  // namespace
+
+bool HeldSocket::send_held() {
+  while (sent < bytes.size()) {
+    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    sent += static_cast<std::size_t>(n);
+  }
+  bytes.clear();
+  sent = 0;
+  return true;
+}
 
 std::string check_tls_settings(const TlsSettings& settings) {
   SSL_CTX* ctx = nullptr;
@@ -133,13 +224,14 @@ int TlsContext::on_new_session(SSL* ssl, SSL_SESSION* session) {
   return 1;  // the reference is ours
 }
 
-SSL* TlsContext::open(int fd) {
+SSL* TlsContext::open(BIO* bio) {
+  if (bio == nullptr) return nullptr;
   SSL* ssl = SSL_new(ctx_);
-  if (ssl == nullptr) return nullptr;
-  if (SSL_set_fd(ssl, fd) != 1) {
-    SSL_free(ssl);
+  if (ssl == nullptr) {
+    BIO_free(bio);
     return nullptr;
   }
+  SSL_set_bio(ssl, bio, bio);  // one reference, for reading and writing
   SSL_set_connect_state(ssl);
   const std::string& name = settings_.server_name;
   if (!name.empty() && !is_address(name)) SSL_set_tlsext_host_name(ssl, name.c_str());
@@ -157,7 +249,15 @@ IoResult TlsTransport::connect(const Endpoint& to) {
   hello_sent_ = false;
   IoResult opened = tcp_.connect(to);
   if (opened.status == IoStatus::failed) return opened;
-  ssl_ = context_.open(tcp_.fd());
+  socket_ = HeldSocket{};
+  socket_.fd = tcp_.fd();
+  accepted_ = 0;
+  BIO* bio = held_method() != nullptr ? BIO_new(held_method()) : nullptr;
+  if (bio != nullptr) {
+    BIO_set_data(bio, &socket_);
+    BIO_set_init(bio, 1);
+  }
+  ssl_ = context_.open(bio);
   if (ssl_ == nullptr) return failed_with(kTlsHandshakeFailed);
   // The handshake starts now: on loopback the TCP handshake is often over already, and a server
   // on another core can even answer before this call returns (connected at once).
@@ -227,19 +327,67 @@ IoResult TlsTransport::finish_connect() {
   return handshake(Clock::now());
 }
 
+IoResult TlsTransport::release() {
+  socket_.holding = false;
+  IoResult result;
+  if (socket_.send_held()) {
+    result.status = IoStatus::done;
+  } else if (errno != EAGAIN && errno != EWOULDBLOCK) {
+    result = failed_with(errno);
+  }
+  return result;
+}
+
 IoResult TlsTransport::write(const char* data, std::size_t length, TimePoint now) {
+  // What an earlier write held and could not wholly send goes first; the caller's bytes that
+  // SSL_write took then are reported written once they are out.
+  if (socket_.sent < socket_.bytes.size()) {
+    IoResult rest = release();
+    if (rest.status != IoStatus::done) return rest;
+  }
+  IoResult result;
+  result.at = now;
+  if (accepted_ > 0) {
+    result.status = IoStatus::done;
+    result.bytes = accepted_;
+    accepted_ = 0;
+    return result;
+  }
   IoResult shook;
   if (!done_) {
+    // The handshake may end here: its last flight is held, for one send() with the request.
+    socket_.holding = true;
     shook = handshake(now);
-    if (shook.status != IoStatus::done) return shook;
+    if (shook.status != IoStatus::done || length > kHoldMost) {
+      const IoResult sent = release();
+      if (shook.status != IoStatus::done) return shook;
+      if (sent.status == IoStatus::failed) {
+        IoResult bad = sent;
+        bad.connected = shook.connected;
+        return bad;
+      }
+    }
   }
   ERR_clear_error();
-  const int n = SSL_write(ssl_, data, static_cast<int>(length));
-  IoResult result;
+  const int n = SSL_write(ssl_, data, static_cast<int>(std::min<std::size_t>(length, INT_MAX)));
   result.connected = shook.connected;
   result.handshake = shook.handshake;
   result.resumed = shook.resumed;
-  result.at = now;
+  if (n > 0 && socket_.holding) {
+    const IoResult sent = release();
+    if (sent.status == IoStatus::failed) {
+      IoResult bad = sent;
+      bad.connected = shook.connected;
+      return bad;
+    }
+    if (sent.status != IoStatus::done) {
+      // Part of it is still held: the next write sends the rest and reports these bytes.
+      accepted_ = static_cast<std::size_t>(n);
+      result.status = IoStatus::again;
+      return result;
+    }
+  }
+  if (socket_.holding) (void)release();
   if (n > 0) {
     result.status = IoStatus::done;
     result.bytes = static_cast<std::size_t>(n);
@@ -305,6 +453,8 @@ void TlsTransport::close() {
     ssl_ = nullptr;
   }
   tcp_.close();
+  socket_ = HeldSocket{};
+  accepted_ = 0;
   done_ = false;
 }
 

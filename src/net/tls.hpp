@@ -42,9 +42,9 @@ class TlsContext {
   TlsContext(const TlsContext&) = delete;
   TlsContext& operator=(const TlsContext&) = delete;
 
-  // A new SSL on `fd`, client side, with SNI and the session to resume; nullptr when OpenSSL
-  // could not make one.
-  SSL* open(int fd);
+  // A new SSL on `bio` (taking it, freed with the SSL, or here when there is none), client
+  // side, with SNI and the session to resume; nullptr when OpenSSL could not make one.
+  SSL* open(BIO* bio);
   const TlsSettings& settings() const { return settings_; }
 
  private:
@@ -59,6 +59,22 @@ class TlsContext {
 // OpenSSL refuses them (an empty cipher list, a CA file that is missing or holds no
 // certificate), or an empty string.
 std::string check_tls_settings(const TlsSettings& settings);
+
+// The socket under a TlsTransport's SSL, read and written by a BIO of our own: as OpenSSL's
+// socket BIO, except that while `holding` it keeps what OpenSSL writes, for one send() at the
+// end of TlsTransport::write. So the handshake's last flight (the client's Finished) and the
+// first request leave in one segment, not two: one send() the less a connection, and a
+// single segment in flight, which TCP probes for a lost tail only after 200 ms (two are
+// probed after 2 ms, and a server a few milliseconds behind then gets every request twice).
+struct HeldSocket {
+  int fd = -1;
+  bool holding = false;
+  bool eof = false;      // a read found the end of stream
+  std::string bytes;     // written while holding, not yet sent
+  std::size_t sent = 0;  // of `bytes`, sent already (a send() that took part of them)
+  // Sends what is held: true when nothing is left; false with errno (EAGAIN or the error).
+  bool send_held();
+};
 
 // TLS over a TcpTransport, non-blocking: the handshake runs inside the first write or read (or
 // finish_connect) and goes on at each readiness edge; "connected" is reported when it completes,
@@ -92,8 +108,15 @@ class TlsTransport final : public Transport {
   // Drives the handshake: done (connected, reported once), again, or failed.
   IoResult handshake(TimePoint now);
   IoResult failure(int ssl_error, int ret);
+  // Stops holding and sends what was held: done, again (the rest goes at the next write), or
+  // failed.
+  IoResult release();
 
   TcpTransport tcp_;
+  HeldSocket socket_;
+  // Bytes of the caller's data that SSL_write took while the socket held them, reported
+  // written once the socket has sent them all (a send() that took part of them).
+  std::size_t accepted_ = 0;
   TlsContext& context_;
   SSL* ssl_ = nullptr;
   bool done_ = false;

@@ -8,10 +8,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <openssl/ec.h>
-#include <openssl/evp.h>
 #include <openssl/ssl.h>
-#include <openssl/x509.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -22,6 +19,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../tls_self_signed.hpp"
 #include "fuzz_input.hpp"
 #include "net/tls.hpp"
 
@@ -34,25 +32,8 @@ namespace {
 
 // The server's context: a P-256 key and a certificate signed by itself, made at start.
 SSL_CTX* server_context() {
-  EVP_PKEY* key = EVP_EC_gen("P-256");
-  X509* cert = X509_new();
-  if (key == nullptr || cert == nullptr) die("cannot make a key");
-  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-  X509_gmtime_adj(X509_getm_notBefore(cert), 0);
-  X509_gmtime_adj(X509_getm_notAfter(cert), 86400);
-  X509_set_pubkey(cert, key);
-  X509_NAME* name = X509_get_subject_name(cert);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>("fuzz.test"), -1, -1, 0);
-  X509_set_issuer_name(cert, name);
-  if (X509_sign(cert, key, EVP_sha256()) == 0) die("cannot sign the certificate");
-  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
-  if (ctx == nullptr || SSL_CTX_use_certificate(ctx, cert) != 1 ||
-      SSL_CTX_use_PrivateKey(ctx, key) != 1) {
-    die("cannot make the server's context");
-  }
-  X509_free(cert);
-  EVP_PKEY_free(key);
+  SSL_CTX* ctx = rateperf::testing::self_signed_server_context("fuzz.test");
+  if (ctx == nullptr) die("cannot make the server's context");
   return ctx;
 }
 
