@@ -65,7 +65,8 @@ std::string check_tls_settings(const TlsSettings& settings);
 // end of TlsTransport::write. So the handshake's last flight (the client's Finished) and the
 // first request leave in one segment, not two: one send() the less a connection, and a
 // single segment in flight, which TCP probes for a lost tail only after 200 ms (two are
-// probed after 2 ms, and a server a few milliseconds behind then gets every request twice).
+// probed after two round trips and two clock ticks, some 8 ms, and a server that many
+// milliseconds behind then gets every request twice).
 struct HeldSocket {
   int fd = -1;
   bool holding = false;
