@@ -85,6 +85,14 @@ SSL_CTX* make_context(const TlsSettings& settings) {
   return ctx;
 }
 
+// send() without SIGPIPE, again when a signal interrupted it.
+ssize_t send_some(int fd, const char* data, std::size_t length) {
+  for (;;) {
+    const ssize_t n = ::send(fd, data, length, MSG_NOSIGNAL);
+    if (n >= 0 || errno != EINTR) return n;
+  }
+}
+
 // HeldSocket's BIO: reads and writes the socket as OpenSSL's socket BIO does, but keeps what
 // is written while the socket is holding.
 int held_write(BIO* bio, const char* data, int length) {
@@ -99,13 +107,10 @@ int held_write(BIO* bio, const char* data, int length) {
     if (errno == EAGAIN || errno == EWOULDBLOCK) BIO_set_retry_write(bio);
     return -1;
   }
-  for (;;) {
-    const ssize_t n = ::send(socket.fd, data, static_cast<std::size_t>(length), MSG_NOSIGNAL);
-    if (n >= 0) return static_cast<int>(n);
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) BIO_set_retry_write(bio);
-    return -1;
-  }
+  const ssize_t n = send_some(socket.fd, data, static_cast<std::size_t>(length));
+  if (n >= 0) return static_cast<int>(n);
+  if (errno == EAGAIN || errno == EWOULDBLOCK) BIO_set_retry_write(bio);
+  return -1;
 }
 
 int held_read(BIO* bio, char* buffer, int capacity) {
@@ -163,11 +168,8 @@ constexpr std::size_t kHoldMost = 16384;
 
 bool HeldSocket::send_held() {
   while (sent < bytes.size()) {
-    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
+    const ssize_t n = send_some(fd, bytes.data() + sent, bytes.size() - sent);
+    if (n < 0) return false;
     sent += static_cast<std::size_t>(n);
   }
   bytes.clear();
@@ -252,7 +254,8 @@ IoResult TlsTransport::connect(const Endpoint& to) {
   socket_ = HeldSocket{};
   socket_.fd = tcp_.fd();
   accepted_ = 0;
-  BIO* bio = held_method() != nullptr ? BIO_new(held_method()) : nullptr;
+  BIO_METHOD* const method = held_method();
+  BIO* bio = method != nullptr ? BIO_new(method) : nullptr;
   if (bio != nullptr) {
     BIO_set_data(bio, &socket_);
     BIO_set_init(bio, 1);
@@ -373,21 +376,21 @@ IoResult TlsTransport::write(const char* data, std::size_t length, TimePoint now
   result.connected = shook.connected;
   result.handshake = shook.handshake;
   result.resumed = shook.resumed;
-  if (n > 0 && socket_.holding) {
+  if (socket_.holding) {
+    // The last flight and the request (SSL_write's own error, if any, decides below).
     const IoResult sent = release();
-    if (sent.status == IoStatus::failed) {
+    if (n > 0 && sent.status == IoStatus::failed) {
       IoResult bad = sent;
       bad.connected = shook.connected;
       return bad;
     }
-    if (sent.status != IoStatus::done) {
+    if (n > 0 && sent.status != IoStatus::done) {
       // Part of it is still held: the next write sends the rest and reports these bytes.
       accepted_ = static_cast<std::size_t>(n);
       result.status = IoStatus::again;
       return result;
     }
   }
-  if (socket_.holding) (void)release();
   if (n > 0) {
     result.status = IoStatus::done;
     result.bytes = static_cast<std::size_t>(n);
