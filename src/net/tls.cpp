@@ -203,15 +203,9 @@ std::string check_tls_settings(const TlsSettings& settings) {
 
 TlsContext::TlsContext(const TlsSettings& settings)
     : settings_(settings), ctx_(make_context(settings)) {
-  SSL_CTX_set_app_data(ctx_, this);
-  if (settings_.reuse_sessions) {
-    // The client keeps its sessions itself (the newest one): no internal cache to search.
-    SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
-    SSL_CTX_sess_set_new_cb(ctx_, &TlsContext::on_new_session);
-  } else {
-    SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_OFF);
-    SSL_CTX_set_options(ctx_, SSL_OP_NO_TICKET);
-  }
+  // The client keeps its session itself (the newest one; see the class).
+  SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_OFF);
+  if (!settings_.reuse_sessions) SSL_CTX_set_options(ctx_, SSL_OP_NO_TICKET);
 }
 
 TlsContext::~TlsContext() {
@@ -219,11 +213,14 @@ TlsContext::~TlsContext() {
   SSL_CTX_free(ctx_);
 }
 
-int TlsContext::on_new_session(SSL* ssl, SSL_SESSION* session) {
-  auto* self = static_cast<TlsContext*>(SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl)));
-  if (self->session_ != nullptr) SSL_SESSION_free(self->session_);
-  self->session_ = session;
-  return 1;  // the reference is ours
+void TlsContext::keep(SSL_SESSION* session) {
+  if (!settings_.reuse_sessions || session == nullptr || session == session_ ||
+      SSL_SESSION_is_resumable(session) != 1) {
+    return;
+  }
+  SSL_SESSION_up_ref(session);
+  if (session_ != nullptr) SSL_SESSION_free(session_);
+  session_ = session;
 }
 
 SSL* TlsContext::open(BIO* bio) {
@@ -262,6 +259,7 @@ IoResult TlsTransport::connect(const Endpoint& to) {
   }
   ssl_ = context_.open(bio);
   if (ssl_ == nullptr) return failed_with(kTlsHandshakeFailed);
+  offered_ = SSL_get1_session(ssl_);  // the context's own (or none): nothing new
   // The handshake starts now: on loopback the TCP handshake is often over already, and a server
   // on another core can even answer before this call returns (connected at once).
   return handshake(Clock::now());
@@ -272,6 +270,7 @@ IoResult TlsTransport::handshake(TimePoint now) {
   const int ret = SSL_do_handshake(ssl_);
   if (ret == 1) {
     done_ = true;
+    offer_session();
     // From the ClientHello (written in this call, at `now`, if not in an earlier one) to now: a
     // server on another core can answer within the call that wrote it.
     const TimePoint end = Clock::now();
@@ -297,6 +296,15 @@ IoResult TlsTransport::handshake(TimePoint now) {
   return failure(error, ret);
 }
 
+void TlsTransport::offer_session() {
+  SSL_SESSION* const session = SSL_get0_session(ssl_);
+  if (session == offered_) return;
+  SSL_SESSION_free(offered_);
+  offered_ = session;
+  if (offered_ != nullptr) SSL_SESSION_up_ref(offered_);
+  context_.keep(session);
+}
+
 IoResult TlsTransport::failure(int ssl_error, int ret) {
   if (ssl_error == SSL_ERROR_SYSCALL) {
     const int err = errno;
@@ -307,8 +315,9 @@ IoResult TlsTransport::failure(int ssl_error, int ret) {
     return failed_with(done_ ? ECONNRESET : kTlsHandshakeFailed);
   }
   if (ssl_error == SSL_ERROR_ZERO_RETURN) {
+    // The end of the stream (close_notify, or none): in the handshake, the server's refusal.
     ERR_clear_error();
-    return failed_with(ECONNRESET);
+    return failed_with(done_ ? ECONNRESET : kTlsHandshakeFailed);
   }
   const unsigned long code = ERR_peek_last_error();
   ERR_clear_error();
@@ -414,8 +423,12 @@ IoResult TlsTransport::read(char* buffer, std::size_t capacity, TimePoint now) {
     if (result.status != IoStatus::done) return result;
   }
   // Record by record until OpenSSL wants more from the socket (which is then empty) or the
-  // buffer is full.
+  // buffer is full. A TLS 1.3 ticket comes in among them: its session is offered at the end.
   std::size_t got = 0;
+  struct Offer {
+    TlsTransport& self;
+    ~Offer() { self.offer_session(); }
+  } offer{*this};
   while (got < capacity) {
     ERR_clear_error();
     const int n = SSL_read(ssl_, buffer + got, static_cast<int>(capacity - got));
@@ -426,9 +439,7 @@ IoResult TlsTransport::read(char* buffer, std::size_t capacity, TimePoint now) {
     const int error = SSL_get_error(ssl_, n);
     if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) break;
     if (got > 0) break;  // the bytes first; the end or the error again at the next read
-    if (error == SSL_ERROR_ZERO_RETURN ||
-        (error == SSL_ERROR_SSL &&
-         ERR_GET_REASON(ERR_peek_last_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING)) {
+    if (error == SSL_ERROR_ZERO_RETURN) {  // close_notify, or the end of the stream
       ERR_clear_error();
       result.status = IoStatus::closed;
       return result;
@@ -455,6 +466,8 @@ void TlsTransport::close() {
     SSL_free(ssl_);
     ssl_ = nullptr;
   }
+  SSL_SESSION_free(offered_);
+  offered_ = nullptr;
   tcp_.close();
   socket_ = HeldSocket{};
   accepted_ = 0;

@@ -34,6 +34,11 @@ struct TlsSettings {
 
 // One worker's TLS client: an SSL_CTX and the last session the server gave, which each new
 // connection resumes (unless TlsSettings::reuse_sessions is off). Used on its worker's thread.
+// OpenSSL's client session cache stays off: with it, every TLS 1.3 handshake that resumes marks
+// the session it used as spent (tickets are single use by RFC 8446's advice, for privacy), and
+// the connections that open before that connection's own new ticket arrives, a round trip
+// later, all make full handshakes (a fifth of them at 2,500 connections a second). A benchmark
+// resumes one ticket on many connections, as h2load and httperf do.
 class TlsContext {
  public:
   // Throws std::runtime_error naming what OpenSSL refused (a cipher list, a CA file).
@@ -45,11 +50,12 @@ class TlsContext {
   // A new SSL on `bio` (taking it, freed with the SSL, or here when there is none), client
   // side, with SNI and the session to resume; nullptr when OpenSSL could not make one.
   SSL* open(BIO* bio);
+  // The session `ssl` holds now, kept as the one to resume when it is resumable (a TLS 1.3
+  // session once its ticket has come, a TLS 1.2 one at the end of its handshake).
+  void keep(SSL_SESSION* session);
   const TlsSettings& settings() const { return settings_; }
 
  private:
-  static int on_new_session(SSL* ssl, SSL_SESSION* session);
-
   TlsSettings settings_;
   SSL_CTX* ctx_ = nullptr;
   SSL_SESSION* session_ = nullptr;  // the latest session received, owned
@@ -112,6 +118,9 @@ class TlsTransport final : public Transport {
   // Stops holding and sends what was held: done, again (the rest goes at the next write), or
   // failed.
   IoResult release();
+  // Offers the context the session the SSL holds, when it is not the one last offered (OpenSSL
+  // replaces it with a copy as each ticket arrives).
+  void offer_session();
 
   TcpTransport tcp_;
   HeldSocket socket_;
@@ -123,6 +132,10 @@ class TlsTransport final : public Transport {
   bool done_ = false;
   bool hello_sent_ = false;
   TimePoint hello_at_{};
+  // The session last offered, held so that its address is not another's: OpenSSL frees the
+  // copy it replaces at each ticket, and a full handshake's two tickets can bring the second
+  // copy to the first one's address.
+  SSL_SESSION* offered_ = nullptr;
 };
 
 }  // namespace rateperf::net
