@@ -116,15 +116,26 @@ int held_write(BIO* bio, const char* data, int length) {
 int held_read(BIO* bio, char* buffer, int capacity) {
   auto& socket = *static_cast<HeldSocket*>(BIO_get_data(bio));
   BIO_clear_retry_flags(bio);
+  if (socket.drained) {
+    BIO_set_retry_read(bio);
+    return -1;
+  }
   for (;;) {
     const ssize_t n = ::recv(socket.fd, buffer, static_cast<std::size_t>(capacity), 0);
-    if (n > 0) return static_cast<int>(n);
+    if (n > 0) {
+      // A stream read that took less than asked took all there was.
+      socket.drained = n < capacity;
+      return static_cast<int>(n);
+    }
     if (n == 0) {
       socket.eof = true;
       return 0;
     }
     if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) BIO_set_retry_read(bio);
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      socket.drained = true;
+      BIO_set_retry_read(bio);
+    }
     return -1;
   }
 }

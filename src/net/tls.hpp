@@ -73,9 +73,17 @@ std::string check_tls_settings(const TlsSettings& settings);
 // single segment in flight, which TCP probes for a lost tail only after 200 ms (two are
 // probed after two round trips and two clock ticks, some 8 ms, and a server that many
 // milliseconds behind then gets every request twice).
+//
+// It also skips the reads that would find nothing: after a read that drained the socket (it
+// took less than asked, or found nothing), OpenSSL is told "retry" without a recv() until the
+// loop reports the descriptor readable again (TlsTransport::readable). Edge-triggered
+// readiness reports every arrival after that read, so nothing is missed; a connection saves
+// the four recv() calls that found nothing (after the ClientHello, at the connect's write edge,
+// at the write edge with the server's answer, after the reply), some 6 us on this machine.
 struct HeldSocket {
   int fd = -1;
   bool holding = false;
+  bool drained = true;   // nothing to read until the next read edge (none before a ClientHello)
   bool eof = false;      // a read found the end of stream
   std::string bytes;     // written while holding, not yet sent
   std::size_t sent = 0;  // of `bytes`, sent already (a send() that took part of them)
@@ -100,6 +108,7 @@ class TlsTransport final : public Transport {
   IoResult finish_connect() override;
   IoResult write(const char* data, std::size_t length, TimePoint now) override;
   IoResult read(char* buffer, std::size_t capacity, TimePoint now) override;
+  void readable() override { socket_.drained = false; }
   void close() override;
 
   int fd() const override { return tcp_.fd(); }

@@ -2,6 +2,8 @@
 
 #include <openssl/crypto.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
@@ -27,9 +29,12 @@ constexpr unsigned kFirstPower = 9;  // 257..512: the first doubling
 constexpr unsigned kLastPower = 16;  // ..65536: the last
 constexpr std::size_t kClasses = kSmallClasses + (kLastPower - kFirstPower + 1) * 4;
 constexpr std::uint32_t kUncached = 0xffffffff;
-// What one class keeps at most: 256 KiB of blocks, and never more than 1024 of them.
-constexpr std::size_t kClassBudget = 256 * 1024;
-constexpr std::size_t kClassMostBlocks = 1024;
+// What one class keeps at most: 4 MiB of blocks, and never more than 32768 of them. No more
+// than the run had in use at once: a client at its ceiling with a few thousand connections
+// open uses them all again at once, and each one not kept is a trip through malloc.
+constexpr std::size_t kClassBudget = 4 * 1024 * 1024;
+constexpr std::size_t kClassMostBlocks = 32768;
+constexpr std::uint32_t kFirstSlots = 64;  // a class's first array of kept blocks
 
 // The class of a request of `bytes` (1 to 65536).
 std::uint32_t class_of(std::size_t bytes) {
@@ -43,24 +48,33 @@ std::uint32_t class_of(std::size_t bytes) {
 }
 
 // The bytes a block of class `c` holds.
-std::size_t class_bytes(std::uint32_t c) {
+constexpr std::size_t class_bytes(std::uint32_t c) {
   if (c < kSmallClasses) return (c + 1) * kSmallStep;
   const unsigned power = kFirstPower + (c - kSmallClasses) / 4;
   const std::size_t step = std::size_t{1} << (power - 3);
   return (std::size_t{1} << (power - 1)) + ((c - kSmallClasses) % 4 + 1) * step;
 }
 
-std::size_t class_most(std::uint32_t c) {
-  const std::size_t by_budget = kClassBudget / class_bytes(c);
-  return by_budget < 4 ? 4 : (by_budget > kClassMostBlocks ? kClassMostBlocks : by_budget);
-}
+// The blocks a class keeps at most, by class (no division on the way).
+constexpr auto kClassMost = [] {
+  std::array<std::uint32_t, kClasses> most{};
+  for (std::uint32_t c = 0; c < kClasses; ++c) {
+    const std::size_t by_budget = kClassBudget / class_bytes(c);
+    most[c] = static_cast<std::uint32_t>(
+        by_budget < 4 ? 4 : (by_budget > kClassMostBlocks ? kClassMostBlocks : by_budget));
+  }
+  return most;
+}();
 
-// A thread's kept blocks: a list a class, linked through the blocks' first bytes. Trivially
+// A thread's kept blocks: an array of them a class, grown as needed (malloc's) up to the
+// class's most. Popping one reads the array, not the block, which has often left the cache
+// since it was freed (a list linked through the blocks loaded a cold line each time). Trivially
 // destructible, so that a free after the thread's Keeper below is gone still finds it (and,
 // told so by `gone`, frees).
 struct Kept {
-  void* first[kClasses];
+  void** slots[kClasses];
   std::uint32_t count[kClasses];
+  std::uint32_t capacity[kClasses];
   bool gone;
   bool keeper_made;
 };
@@ -74,16 +88,31 @@ struct Keeper {
   ~Keeper() {
     kept.gone = true;
     for (std::size_t c = 0; c < kClasses; ++c) {
-      while (kept.first[c] != nullptr) {
-        void* block = kept.first[c];
-        std::memcpy(&kept.first[c], block, sizeof(void*));
-        std::free(static_cast<Header*>(block) - 1);
+      for (std::uint32_t i = 0; i < kept.count[c]; ++i) {
+        std::free(static_cast<Header*>(kept.slots[c][i]) - 1);
       }
+      std::free(static_cast<void*>(kept.slots[c]));
+      kept.slots[c] = nullptr;
       kept.count[c] = 0;
+      kept.capacity[c] = 0;
     }
   }
 };
 thread_local Keeper keeper;
+
+// Room for one more kept block of class `c`: false when the class keeps its most already (or
+// malloc has no room for a larger array).
+bool room_in(std::uint32_t c) {
+  if (kept.count[c] < kept.capacity[c]) return true;
+  if (kept.capacity[c] >= kClassMost[c]) return false;
+  const std::uint32_t grown = kept.capacity[c] == 0 ? std::min(kFirstSlots, kClassMost[c])
+                                                    : std::min(kept.capacity[c] * 2, kClassMost[c]);
+  void* slots = std::realloc(static_cast<void*>(kept.slots[c]), grown * sizeof(void*));
+  if (slots == nullptr) return false;
+  kept.slots[c] = static_cast<void**>(slots);
+  kept.capacity[c] = grown;
+  return true;
+}
 
 Header* header_of(const void* block) {
   return const_cast<Header*>(static_cast<const Header*>(block) - 1);
@@ -117,11 +146,7 @@ void* tls_memory_allocate(std::size_t bytes) {
     kept.keeper_made = true;
     keeper.arm();
   }
-  if (void* block = kept.first[c]; block != nullptr) {
-    std::memcpy(&kept.first[c], block, sizeof(void*));
-    --kept.count[c];
-    return block;
-  }
+  if (kept.count[c] > 0) return kept.slots[c][--kept.count[c]];
   auto* header = static_cast<Header*>(std::malloc(sizeof(Header) + class_bytes(c)));
   if (header == nullptr) return nullptr;
   header->size_class = c;
@@ -133,10 +158,8 @@ void tls_memory_free(void* block) {
   if (block == nullptr) return;
   Header* header = header_of(block);
   const std::uint32_t c = header->size_class;
-  if (c != kUncached && !kept.gone && kept.keeper_made && kept.count[c] < class_most(c)) {
-    std::memcpy(block, &kept.first[c], sizeof(void*));
-    kept.first[c] = block;
-    ++kept.count[c];
+  if (c != kUncached && !kept.gone && kept.keeper_made && room_in(c)) {
+    kept.slots[c][kept.count[c]++] = block;
     return;
   }
   std::free(header);

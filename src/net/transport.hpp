@@ -58,6 +58,11 @@ class Transport {
   virtual IoResult write(const char* data, std::size_t length, TimePoint now) = 0;
   // Reads what there is, up to `capacity` bytes.
   virtual IoResult read(char* buffer, std::size_t capacity, TimePoint now) = 0;
+  // The loop reported the descriptor readable (or is about to read it for any other reason):
+  // a transport that skips the reads it knows would find nothing (TLS: the socket drained by
+  // its last read, and no read edge since) reads the socket again. Called before acting on
+  // each read edge.
+  virtual void readable() {}
   // As read(), but with the first byte's own kernel time beside the last byte's (TCP gives one
   // timestamp per read, the last segment's): a reply's first read, with kernel timestamps. A
   // transport without them reads as read() does.
