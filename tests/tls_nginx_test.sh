@@ -20,6 +20,7 @@
 #  - --ssl-verify: without the CA every connection is a certificate error; with --ssl-ca-file
 #    none for a.test and b.test (each its own certificate, by SNI); a name the certificate does
 #    not carry, a certificate error;
+#  - a TLS server (python3) whose replies end at its close: every reply, none waits for --timeout;
 #  - the usage errors of the TLS options: exit 2, one stderr line naming the option or the path.
 #   tests/tls_nginx_test.sh RATEPERF_BIN
 # Runs nginx on three free ports of 127.0.0.1 and the listener on a fourth, stopped by their PIDs;
@@ -425,5 +426,62 @@ else
   echo "FAIL: the stalling listener did not start:"; tail -n 5 "$work/stall.log"; fail=1
 fi
 server_stop "$stall_pid"
+
+# (9) A TLS server (python3) whose replies end at its close (HTTP/1.0, no Content-Length), the
+# close right behind the body: each reply ends at the end of the stream, which the read edge
+# that brings the body reports too, and which no later edge announces again.
+close_port_file=$work/close.port
+cat >"$work/close.py" <<'EOF'
+import os, socket, ssl, sys, time
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(sys.argv[2], sys.argv[3])
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(64)
+s.settimeout(0.2)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    try:
+        raw = s.accept()[0]
+    except socket.timeout:
+        continue
+    raw.settimeout(2)
+    conn = raw
+    try:
+        conn = context.wrap_socket(raw, server_side=True)
+        request = b""
+        while b"\r\n\r\n" not in request:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            request += chunk
+        conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nto the close\n")
+    except (OSError, ssl.SSLError):
+        pass
+    conn.close()  # the TLS socket holds the descriptor now: its close is the TCP close
+EOF
+server_start "$work/close.log" "$results_python" "$work/close.py" "$close_port_file" \
+  "$certs/a.test.pem" "$certs/a.test.key"
+close_pid=$server_pid
+for ((i = 0; i < 50; i++)); do
+  [[ -s $close_port_file ]] && break
+  sleep 0.1
+done
+if [[ -s $close_port_file ]]; then
+  rp close --ssl --server 127.0.0.1 --port "$(cat "$close_port_file")" --tls-server-name a.test \
+    --uri /ok.txt --timeout 5 --num-conns 30 --rate 30
+  check "(close) exit status" "$status" 0
+  check "(close) /totals/replies, /reply_status/2xx, /errors/total" \
+    "$(result_get "$json" '{/totals/replies} {/reply_status/2xx} {/errors/total}')" "30 30 0"
+  check_true "(close) /connection_time/max_ms < 1000 (each reply ended at its close)" \
+    "$json" '{/connection_time/max_ms} < 1000'
+else
+  echo "FAIL: the TLS server of close-delimited replies did not start:"; tail -n 5 "$work/close.log"
+  fail=1
+fi
+server_stop "$close_pid"
 
 nginx_finish tls_nginx "$dir"

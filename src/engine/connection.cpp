@@ -167,7 +167,11 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
   const TimePoint now = Clock::now();
   const bool sending = connection->unsent_ < connection->calls_.size();
   bool ended = false;
-  if (what & (EV_READ | EV_CLOSED)) connection->transport_.readable();
+  // libevent reports an error or a hang-up (a reset) as a read and a write edge, without
+  // EV_CLOSED (on_readable below reads to the end then too).
+  if (what & (EV_READ | EV_CLOSED)) {
+    connection->transport_.readable((what & (EV_CLOSED | EV_WRITE)) != 0);
+  }
   // A TLS handshake that held the request back goes on with the server's answer: a read edge.
   if (sending && ((what & EV_WRITE) || connection->transport_.write_waits_for_read())) {
     ended = !connection->flush(now);
@@ -548,7 +552,7 @@ void Connection::on_watchdog(Timer&, TimePoint now) {
   // ends the call (and perhaps the connection) or re-arms the watchdog with its progress.
   if (context_.loop.batching() && open()) {
     const std::uint64_t replies_before = replies_;
-    transport_.readable();
+    transport_.readable(true);
     on_readable(now, true);
     if (!open() || replies_ != replies_before || watchdog_.armed()) return;
   }

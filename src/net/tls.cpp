@@ -123,8 +123,9 @@ int held_read(BIO* bio, char* buffer, int capacity) {
   for (;;) {
     const ssize_t n = ::recv(socket.fd, buffer, static_cast<std::size_t>(capacity), 0);
     if (n > 0) {
-      // A stream read that took less than asked took all there was.
-      socket.drained = n < capacity;
+      // A stream read that took less than asked took all there was, but for a close (or reset)
+      // that came with the bytes: the next read finds it.
+      socket.drained = n < capacity && !socket.hangup;
       return static_cast<int>(n);
     }
     if (n == 0) {

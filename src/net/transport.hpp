@@ -60,9 +60,10 @@ class Transport {
   virtual IoResult read(char* buffer, std::size_t capacity, TimePoint now) = 0;
   // The loop reported the descriptor readable (or is about to read it for any other reason):
   // a transport that skips the reads it knows would find nothing (TLS: the socket drained by
-  // its last read, and no read edge since) reads the socket again. Called before acting on
-  // each read edge.
-  virtual void readable() {}
+  // its last read, and no read edge since) reads the socket again. `hangup`: the edge also
+  // reported the peer's close or an error, which stays in the socket behind the last bytes
+  // with no edge of its own: the reads go on to it. Called before acting on each read edge.
+  virtual void readable(bool hangup) { (void)hangup; }
   // As read(), but with the first byte's own kernel time beside the last byte's (TCP gives one
   // timestamp per read, the last segment's): a reply's first read, with kernel timestamps. A
   // transport without them reads as read() does.

@@ -76,7 +76,7 @@ struct Pair {
       if (shook.status == rateperf::net::IoStatus::failed) die("the client's handshake failed");
       if (accepted == 1 && client.connected()) return;
       wait_for(client.fd(), POLLIN);
-      client.readable();  // as the engine does at a read edge
+      client.readable(false);  // as the engine does at a read edge
     }
     die("the handshake did not end");
   }
@@ -110,7 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         reads.push_back(got.bytes);
       } else {
         wait_for(pair.client.fd(), POLLIN);
-        pair.client.readable();
+        pair.client.readable(false);
       }
     }
   };
