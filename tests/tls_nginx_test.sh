@@ -387,54 +387,15 @@ run_ok verify-b 5 5 - "${https[@]}" --tls-server-name b.test --uri /ok.txt --tim
 fail_case verify-name 5 '{/errors/tls_cert}' "${https[@]}" --tls-server-name c.test \
   --uri /ok.txt --timeout 5 --num-conns 5 --rate 50 --ssl-verify --ssl-ca-file "$certs/ca.pem"
 
-# (8) A listener that accepts and never writes (at most 60 s): every handshake waits for the
-# ServerHello until --timeout.
-stall_port_file=$work/stall.port
-cat >"$work/stall.py" <<'EOF'
-import os, socket, sys, time
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(64)
-s.settimeout(0.2)
-with open(sys.argv[1] + ".tmp", "w") as f:
-    f.write("%d\n" % s.getsockname()[1])
-os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-held, deadline = [], time.monotonic() + 60
-while time.monotonic() < deadline:
-    try:
-        held.append(s.accept()[0])
-    except socket.timeout:
-        pass
-EOF
-server_start "$work/stall.log" "$results_python" "$work/stall.py" "$stall_port_file"
-stall_pid=$server_pid
-for ((i = 0; i < 50; i++)); do
-  [[ -s $stall_port_file ]] && break
-  sleep 0.1
-done
-if [[ -s $stall_port_file ]]; then
-  stall_port=$(cat "$stall_port_file")
-  fail_case stall 3 '{/errors/client_timo}' --ssl --server 127.0.0.1 --port "$stall_port" \
-    --tls-server-name a.test --uri /ok.txt --timeout 1 --num-conns 3 --rate 10
-  check "(stall) /errors/client_timo" "$(result_get "$json" '{/errors/client_timo}')" 3
-  if "$results_python" -c "import sys; sys.exit(not $seconds < 10)"; then
-    echo "ok: (stall) the run ended within 10 s: $seconds s"
-  else
-    echo "FAIL: (stall) the run took $seconds s, want < 10 s"; fail=1
-  fi
-else
-  echo "FAIL: the stalling listener did not start:"; tail -n 5 "$work/stall.log"; fail=1
-fi
-server_stop "$stall_pid"
-
-# (9) A TLS server (python3) whose replies end at its close (HTTP/1.0, no Content-Length), the
-# close right behind the body: each reply ends at the end of the stream, which the read edge
-# that brings the body reports too, and which no later edge announces again.
-close_port_file=$work/close.port
-cat >"$work/close.py" <<'EOF'
+# listener_start NAME ARG...: runs python3 on $work/NAME.py, after a start of its own: a socket
+# `s` listening on a free port of 127.0.0.1 (accept() times out every 0.2 s), its port written
+# to a file, and `deadline`, 60 s on; the script's arguments are ARGs. Sets listener_pid, and
+# listener_port (empty when it did not start in 5 s).
+listener_start() {
+  local name=$1 i
+  shift
+  { cat <<'EOF'
 import os, socket, ssl, sys, time
-context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-context.load_cert_chain(sys.argv[2], sys.argv[3])
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
 s.listen(64)
@@ -443,6 +404,47 @@ with open(sys.argv[1] + ".tmp", "w") as f:
     f.write("%d\n" % s.getsockname()[1])
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 deadline = time.monotonic() + 60
+EOF
+    cat "$work/$name.body"; } >"$work/$name.py"
+  server_start "$work/$name.log" "$results_python" "$work/$name.py" "$work/$name.port" "$@"
+  listener_pid=$server_pid
+  listener_port=''
+  for ((i = 0; i < 50; i++)); do
+    [[ -s $work/$name.port ]] && { listener_port=$(cat "$work/$name.port"); return 0; }
+    sleep 0.1
+  done
+  echo "FAIL: the $name listener did not start:"; tail -n 5 "$work/$name.log"; fail=1
+}
+
+# (8) A listener that accepts and never writes (at most 60 s): every handshake waits for the
+# ServerHello until --timeout.
+cat >"$work/stall.body" <<'EOF'
+held = []
+while time.monotonic() < deadline:
+    try:
+        held.append(s.accept()[0])
+    except socket.timeout:
+        pass
+EOF
+listener_start stall
+if [[ -n $listener_port ]]; then
+  fail_case stall 3 '{/errors/client_timo}' --ssl --server 127.0.0.1 --port "$listener_port" \
+    --tls-server-name a.test --uri /ok.txt --timeout 1 --num-conns 3 --rate 10
+  check "(stall) /errors/client_timo" "$(result_get "$json" '{/errors/client_timo}')" 3
+  if "$results_python" -c "import sys; sys.exit(not $seconds < 10)"; then
+    echo "ok: (stall) the run ended within 10 s: $seconds s"
+  else
+    echo "FAIL: (stall) the run took $seconds s, want < 10 s"; fail=1
+  fi
+fi
+server_stop "$listener_pid"
+
+# (9) A TLS server (python3) whose replies end at its close (HTTP/1.0, no Content-Length), the
+# close right behind the body: each reply ends at the end of the stream, which the read edge
+# that brings the body reports too, and which no later edge announces again.
+cat >"$work/close.body" <<'EOF'
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(sys.argv[2], sys.argv[3])
 while time.monotonic() < deadline:
     try:
         raw = s.accept()[0]
@@ -463,25 +465,16 @@ while time.monotonic() < deadline:
         pass
     conn.close()  # the TLS socket holds the descriptor now: its close is the TCP close
 EOF
-server_start "$work/close.log" "$results_python" "$work/close.py" "$close_port_file" \
-  "$certs/a.test.pem" "$certs/a.test.key"
-close_pid=$server_pid
-for ((i = 0; i < 50; i++)); do
-  [[ -s $close_port_file ]] && break
-  sleep 0.1
-done
-if [[ -s $close_port_file ]]; then
-  rp close --ssl --server 127.0.0.1 --port "$(cat "$close_port_file")" --tls-server-name a.test \
+listener_start close "$certs/a.test.pem" "$certs/a.test.key"
+if [[ -n $listener_port ]]; then
+  rp close --ssl --server 127.0.0.1 --port "$listener_port" --tls-server-name a.test \
     --uri /ok.txt --timeout 5 --num-conns 30 --rate 30
   check "(close) exit status" "$status" 0
   check "(close) /totals/replies, /reply_status/2xx, /errors/total" \
     "$(result_get "$json" '{/totals/replies} {/reply_status/2xx} {/errors/total}')" "30 30 0"
   check_true "(close) /connection_time/max_ms < 1000 (each reply ended at its close)" \
     "$json" '{/connection_time/max_ms} < 1000'
-else
-  echo "FAIL: the TLS server of close-delimited replies did not start:"; tail -n 5 "$work/close.log"
-  fail=1
 fi
-server_stop "$close_pid"
+server_stop "$listener_pid"
 
 nginx_finish tls_nginx "$dir"
