@@ -89,6 +89,13 @@ struct Pair {
   Pair(const Pair&) = delete;
   Pair& operator=(const Pair&) = delete;
 
+  // Waits until the client's socket is readable, and tells the client so, as the engine does
+  // at a read edge.
+  void await_read() {
+    wait_for(client.fd(), POLLIN);
+    client.readable(false);
+  }
+
   // What the server has read of the request so far, appended to `got`.
   void server_reads(std::string& got) {
     char buffer[4096];
@@ -132,8 +139,7 @@ IoResult send_request(Pair& pair) {
     REQUIRE(wrote.status != IoStatus::failed);
     if (wrote.connected) shook = wrote;
     if (wrote.status != IoStatus::done) {
-      wait_for(pair.client.fd(), POLLIN);
-      pair.client.readable(false);  // as the engine does at a read edge
+      pair.await_read();
     }
   }
   REQUIRE(wrote.status == IoStatus::done);
@@ -165,8 +171,7 @@ std::string client_reads(Pair& pair, std::size_t want, IoStatus* last = nullptr)
     if (read.status == IoStatus::failed || read.status == IoStatus::closed) break;
     if (last == nullptr && got.size() >= want) break;
     if (read.status == IoStatus::again) {
-      wait_for(pair.client.fd(), POLLIN);
-      pair.client.readable(false);
+      pair.await_read();
     }
   }
   if (last != nullptr) *last = read.status;
@@ -312,8 +317,7 @@ TEST_SUITE("tls_transport") {
     for (int turn = 0; turn < 200 && wrote.status == IoStatus::again; ++turn) {
       wrote = pair.client.write(kRequest.data(), kRequest.size(), TimePoint{});
       if (wrote.status == IoStatus::again) {
-        wait_for(pair.client.fd(), POLLIN);
-        pair.client.readable(false);
+        pair.await_read();
       }
     }
     CHECK(wrote.status == IoStatus::failed);

@@ -168,10 +168,9 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
   const bool sending = connection->unsent_ < connection->calls_.size();
   bool ended = false;
   // libevent reports an error or a hang-up (a reset) as a read and a write edge, without
-  // EV_CLOSED (on_readable below reads to the end then too).
-  if (what & (EV_READ | EV_CLOSED)) {
-    connection->transport_.readable((what & (EV_CLOSED | EV_WRITE)) != 0);
-  }
+  // EV_CLOSED: with a write edge too, the socket is read to its end.
+  const bool hangup = (what & (EV_CLOSED | EV_WRITE)) != 0;
+  if (what & (EV_READ | EV_CLOSED)) connection->transport_.readable(hangup);
   // A TLS handshake that held the request back goes on with the server's answer: a read edge.
   if (sending && ((what & EV_WRITE) || connection->transport_.write_waits_for_read())) {
     ended = !connection->flush(now);
@@ -188,11 +187,9 @@ void Connection::on_event(evutil_socket_t, short what, void* self) {
   }
   // A read edge that came with the write edge (a server that answered or closed at once) is
   // announced only this once: read now.
-  // libevent reports an error or a hang-up (a reset) as a read and a write edge, without
-  // EV_CLOSED: with a write edge too, the socket is read to its end.
   if ((what & (EV_READ | EV_CLOSED)) && !ended && connection->open()) {
     connection->peer_fin_ = (what & EV_CLOSED) != 0;
-    connection->on_readable(now, (what & (EV_CLOSED | EV_WRITE)) != 0);
+    connection->on_readable(now, hangup);
   }
   // The connection may have ended and been reused above; only the loop is touched now.
   loop.catch_up(now);

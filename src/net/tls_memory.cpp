@@ -59,9 +59,8 @@ constexpr std::size_t class_bytes(std::uint32_t c) {
 constexpr auto kClassMost = [] {
   std::array<std::uint32_t, kClasses> most{};
   for (std::uint32_t c = 0; c < kClasses; ++c) {
-    const std::size_t by_budget = kClassBudget / class_bytes(c);
     most[c] = static_cast<std::uint32_t>(
-        by_budget < 4 ? 4 : (by_budget > kClassMostBlocks ? kClassMostBlocks : by_budget));
+        std::clamp<std::size_t>(kClassBudget / class_bytes(c), 4, kClassMostBlocks));
   }
   return most;
 }();
@@ -105,8 +104,7 @@ thread_local Keeper keeper;
 bool room_in(std::uint32_t c) {
   if (kept.count[c] < kept.capacity[c]) return true;
   if (kept.capacity[c] >= kClassMost[c]) return false;
-  const std::uint32_t grown = kept.capacity[c] == 0 ? std::min(kFirstSlots, kClassMost[c])
-                                                    : std::min(kept.capacity[c] * 2, kClassMost[c]);
+  const std::uint32_t grown = std::min(std::max(kFirstSlots, kept.capacity[c] * 2), kClassMost[c]);
   void* slots = std::realloc(static_cast<void*>(kept.slots[c]), grown * sizeof(void*));
   if (slots == nullptr) return false;
   kept.slots[c] = static_cast<void**>(slots);

@@ -63,7 +63,7 @@ class Transport {
   // its last read, and no read edge since) reads the socket again. `hangup`: the edge also
   // reported the peer's close or an error, which stays in the socket behind the last bytes
   // with no edge of its own: the reads go on to it. Called before acting on each read edge.
-  virtual void readable(bool hangup) { (void)hangup; }
+  virtual void readable(bool /*hangup*/) {}
   // As read(), but with the first byte's own kernel time beside the last byte's (TCP gives one
   // timestamp per read, the last segment's): a reply's first read, with kernel timestamps. A
   // transport without them reads as read() does.
