@@ -57,18 +57,28 @@ const std::string kWaitForListener =
 // rateperf ARGS (after --server, --port, --rate 100, --timeout 2) in a network namespace of its
 // own: loopback up, 10 local ports, and a listener on 127.0.0.1:18999 that never accepts (its
 // backlog and the SYN retries hold every port the client takes) for 10 s, its output away from
-// the pipe that the run's end waits for.
-ProcessResult run_with_ten_ports(const std::vector<std::string>& args) {
+// the pipe that the run's end waits for. With `held_from`, the listener first connects to itself
+// from that address 10 times: every port of it is taken before the run.
+ProcessResult run_with_ten_ports(const std::vector<std::string>& args,
+                                 const std::string& held_from = "") {
   REQUIRE_MESSAGE(::geteuid() == 0, "needs root (meson runs this suite through needs_netns.sh)");
   for (const char* tool : {"unshare", "ip", "sysctl", "python3"}) {
     REQUIRE_MESSAGE(have(tool), tool << " is missing (needs_netns.sh checks it)");
   }
+  // Python lines (in the shell's single quotes) that take the 10 ports of held_from.
+  const std::string hold = held_from.empty()
+                               ? ""
+                               : "for i in range(10):\n"
+                                 "    c = socket.socket(); c.bind((\"" +
+                                     held_from +
+                                     "\", 0))\n"
+                                     "    c.connect((\"127.0.0.1\", 18999)); held.append(c)\n";
   const std::string script =
       "ip link set lo up && sysctl -q -w net.ipv4.ip_local_port_range='40000 40009' && "
       "python3 -c 'import socket, time\n"
       "s = socket.socket(); s.bind((\"127.0.0.1\", 18999)); s.listen(64)\n"
-      "print(\"up\", flush=True); time.sleep(10)' > listener.out 2>&1 & " +
-      kWaitForListener;
+      "held = []\n" +
+      hold + "print(\"up\", flush=True); time.sleep(10)' > listener.out 2>&1 & " + kWaitForListener;
   char dir_template[] = "/tmp/rateperf-ports.XXXXXX";
   REQUIRE(::mkdtemp(dir_template) != nullptr);
   const std::string dir = dir_template;
@@ -155,6 +165,18 @@ TEST_SUITE("resources") {
     CHECK(report_figure(three.out, "Errors: total", "client-timo") == 30);
     CHECK(report_figure(three.out, "Errors: fd-unavail", "addrunavail") == 1);
     CHECK(three.out.find("--myaddr=127.0.0.2-127.0.0.4") != std::string::npos);
+  }
+
+  TEST_CASE("--myaddr whose every port is taken: the run goes on, its arrivals addrunavail" *
+            doctest::test_suite("ports")) {
+    // The check that the address is the host's binds without a port: an address whose ports an
+    // earlier run's TIME_WAIT sockets hold is no usage error.
+    const ProcessResult run =
+        run_with_ten_ports({"--num-conns", "3", "--myaddr", "127.0.0.2"}, "127.0.0.2");
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(report_figure(run.out, "Errors: fd-unavail", "addrunavail") == 3);
+    CHECK(run.err.find("3 arrivals found no free local port (addrunavail") != std::string::npos);
   }
 
   TEST_CASE("--server-addresses all: a name with two addresses gets connections in turn" *

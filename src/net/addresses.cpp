@@ -121,12 +121,18 @@ void check_sources(const std::vector<Endpoint>& sources, int server_family) {
     }
     const int fd = ::socket(source.family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) throw RunError(std::string("--myaddr: socket: ") + std::strerror(errno));
+    // Without a port: an address whose every local port is taken (by an earlier run's
+    // TIME_WAIT sockets) is still this host's, and its arrivals count as addrunavail.
+    const int on = 1;
+    ::setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &on, sizeof on);
     const bool bound = ::bind(fd, reinterpret_cast<const sockaddr*>(&source.address), source.length) == 0;
     const int error = errno;
     ::close(fd);
     if (!bound) {
-      throw RunError("--myaddr: " + text_of(source) + " is not an address of this host (" +
-                     std::strerror(error) + ")");
+      throw RunError(
+          "--myaddr: " + text_of(source) +
+          (error == EADDRNOTAVAIL ? " is not an address of this host (" : ": cannot bind to it (") +
+          std::strerror(error) + ")");
     }
   }
 }
