@@ -18,8 +18,8 @@
 #       the H h2load made just before, then h2load again; each pair counts as held by the rule
 #       above, and its ratio is rateperf's achieved rate over the mean of the two H around it
 #       (the searches' steps, minutes apart from their H, meet other spells);
-#   tls_pairs pairs for the clients' ceilings: h2load, then rateperf offered
-#       tls_ceiling_share x that H with h2load's connection count, then h2load again;
+#   tls_pairs pairs for the clients' ceilings: h2load, then rateperf's closed loop on 50
+#       (--concurrency 50) with h2load's connection count, then h2load again;
 # then HTTPS keep-alive on the resuming nginx: wrk's closed loop on 50 connections (W
 # requests/s), then the request rate rateperf --request-rate on 50 connections achieves when
 # offered W.
@@ -32,7 +32,6 @@ tls_cpu_share=0.5
 tls_h2load_n=6000
 tls_pairs=3
 tls_pair_share=0.95
-tls_ceiling_share=2
 tls_where="-"
 
 # tls_certs DIR: a P-256 key and a self-signed certificate for bench.test in DIR.
@@ -49,20 +48,26 @@ tls_port() { port0=${tls_port0[$1]}; next_port; }
 # tls_conns RATE: the connections of a tls_s-second run at RATE.
 tls_conns() { awk -v r="$1" -v s="$tls_s" 'BEGIN { printf "%d", r * s }'; }
 
-# tls_run TOOL KIND RATE BASE [CONNS]: TOOL (rateperf, baseline or httperf) makes RATE new TLS
-# connections a second for tls_s seconds (or CONNS connections), one request each, to the nginx
-# of KIND; on the full kind with --ssl-no-reuse (nothing to resume anyway; the client does not
-# try); its figures in BASE.json.
+# tls_run TOOL KIND RATE BASE: TOOL (rateperf, baseline or httperf) makes RATE new TLS
+# connections a second for tls_s seconds, one request each, to the nginx of KIND; on the full
+# kind with --ssl-no-reuse (nothing to resume anyway; the client does not try); its figures in
+# BASE.json. RATE "closed": rateperf's closed loop on 50 (--concurrency 50), h2load's
+# tls_h2load_n connections.
 tls_run() {
-  local tool=$1 kind=$2 rate=$3 base=$4 conns=${5:-} bin=$rateperf
-  [[ -n $conns ]] || conns=$(tls_conns "$rate")
+  local tool=$1 kind=$2 rate=$3 base=$4 conns bin=$rateperf
+  local -a pace=(--rate "$rate")
+  if [[ $rate == closed ]]; then
+    conns=$tls_h2load_n pace=(--concurrency 50)
+  else
+    conns=$(tls_conns "$rate")
+  fi
   tls_port "$kind"
   if [[ $tool == httperf ]]; then
     cmd=(httperf --ssl --server 127.0.0.1 --port "$port" --uri /ok.txt --rate "$rate"
          --num-conns "$conns" --timeout 5 --hog)
   else
     [[ $tool == baseline ]] && bin=$baseline
-    cmd=("$bin" -q --ssl --server 127.0.0.1 --port "$port" --uri /ok.txt --rate "$rate"
+    cmd=("$bin" -q --ssl --server 127.0.0.1 --port "$port" --uri /ok.txt "${pace[@]}"
          --num-conns "$conns" --timeout 5 --json "$base.json")
   fi
   [[ $kind == full ]] && cmd+=(--ssl-no-reuse)
@@ -150,22 +155,22 @@ tls_search() {
 # tls_pair KIND REP MODE: tls_pairs times, h2load, then rateperf, then h2load again (the top of
 # this file). MODE pair: rateperf at tls_pair_share x the H h2load made just before, for tls_s
 # seconds; records, per pair, held or not (k_pair_held_KIND, 1 or 0) and rateperf's achieved
-# rate over the mean of the H before and after it (k_pair_ratio_KIND). MODE ceil: rateperf
-# offered tls_ceiling_share x that H with h2load's connection count; overloaded, the open loop
-# opens connections as fast as it can, so that its achieved rate is the client's ceiling in the
-# same spell as h2load's (the pairs at 0.95 H miss when H moves between the runs, or when the
-# last connections' handshakes, queued behind a client near its ceiling, end after the run's
-# last arrival); records that rate over the mean of the two H (k_ceil_ratio_KIND).
+# rate over the mean of the H before and after it (k_pair_ratio_KIND). MODE closed: rateperf's
+# closed loop on 50 connections at a time (--concurrency 50), h2load's count of connections:
+# the two clients' ceilings in one spell, which the pairs at 0.95 H only approach (they miss
+# when H moves between the runs, or when the handshakes queued behind a client near its
+# ceiling end after the run's last arrival); records its rate over the mean of the two H
+# (k_closed_ratio_KIND).
 tls_pair() {
-  local kind=$1 rep=$2 mode=$3 i h_before h_after rate base share=$tls_pair_share conns=''
-  [[ $mode == ceil ]] && share=$tls_ceiling_share conns=$tls_h2load_n
+  local kind=$1 rep=$2 mode=$3 i h_before h_after rate=closed base what
   for ((i = 1; i <= tls_pairs; i++)); do
     tls_h2load "$kind" "$rep-$mode$i-before" norecord
     h_before=$tls_h
     [[ -n $h_before ]] || continue
-    rate=$(awk -v f="$share" -v h="$h_before" 'BEGIN { printf "%d", f * h }')
+    [[ $mode == closed ]] ||
+      rate=$(awk -v f="$tls_pair_share" -v h="$h_before" 'BEGIN { printf "%d", f * h }')
     base=$out/k-$mode-rateperf-$kind-$rate-r$rep-$i
-    tls_run rateperf "$kind" "$rate" "$base" "$conns"
+    tls_run rateperf "$kind" "$rate" "$base"
     tls_h2load "$kind" "$rep-$mode$i-after" norecord
     h_after=$tls_h
     [[ -n $h_after ]] || continue
@@ -174,7 +179,9 @@ tls_pair() {
     fi
     record "k_${mode}_ratio_$kind" "$(result_calc "$base.json" .3f \
       "{/connection_rate/per_s} / (($h_before + $h_after) / 2)")"
-    log "(k) rep $rep $mode $i: h2load $h_before, rateperf offered $rate: $(result_get \
+    what="offered $rate"
+    [[ $mode == closed ]] && what="closed loop on 50"
+    log "(k) rep $rep $mode $i: h2load $h_before, rateperf $what: $(result_get \
       "$base.json" '{/connection_rate/per_s:.0f} conn/s, errors {/errors/total}'), h2load $h_after"
   done
 }
@@ -208,7 +215,7 @@ measure_k() {
     # The pairs' h2load runs leave tls_h alone: the CPU row below is at the search's H.
     h=$tls_h
     tls_pair "$kind" "$rep" pair
-    tls_pair "$kind" "$rep" ceil
+    tls_pair "$kind" "$rep" closed
     tls_h=$h
     if [[ $kind == full ]]; then
       rate=$(awk -v f="$tls_cpu_share" -v h="$tls_h" 'BEGIN { printf "%d", f * h }')
@@ -272,8 +279,8 @@ rows_k() {
       ">= 0.95 h2load"
   done
   for kind in full resumed; do
-    row "(k) TLS: the clients' ceilings in one spell, $kind handshakes: rateperf offered $tls_ceiling_share x the rate h2load made right before it, $tls_h2load_n connections ($tls_pairs a repetition, h2load again after each): its achieved rate / the mean of the two h2load rates around it" \
-      "$(median "k_ceil_ratio_$kind" 2)" "-" "-" "-" "" "-" "-" ">= 0.95 h2load"
+    row "(k) TLS: the clients' ceilings in one spell, $kind handshakes: rateperf --concurrency 50, $tls_h2load_n connections, between two h2load runs ($tls_pairs a repetition): its rate / the mean of the two h2load rates around it" \
+      "$(median "k_closed_ratio_$kind" 2)" "-" "-" "-" "" "-" "-" ">= 0.95 h2load"
   done
   row "(k) TLS: CPU per full handshake at $tls_cpu_share x h2load's full rate (wrk column: h2load's, at its ceiling) [us]" \
     "$(median k_cpu_rateperf 1)" "$(median k_cpu_baseline 1)" "$(median k_cpu_httperf 1)" \
