@@ -65,20 +65,17 @@ ProcessResult run_with_ten_ports(const std::vector<std::string>& args,
   for (const char* tool : {"unshare", "ip", "sysctl", "python3"}) {
     REQUIRE_MESSAGE(have(tool), tool << " is missing (needs_netns.sh checks it)");
   }
-  // Python lines (in the shell's single quotes) that take the 10 ports of held_from.
-  const std::string hold = held_from.empty()
-                               ? ""
-                               : "for i in range(10):\n"
-                                 "    c = socket.socket(); c.bind((\"" +
-                                     held_from +
-                                     "\", 0))\n"
-                                     "    c.connect((\"127.0.0.1\", 18999)); held.append(c)\n";
+  // The listener takes held_from's ports with 10 connections to itself (none without one).
   const std::string script =
       "ip link set lo up && sysctl -q -w net.ipv4.ip_local_port_range='40000 40009' && "
-      "python3 -c 'import socket, time\n"
+      "python3 -c 'import socket, sys, time\n"
       "s = socket.socket(); s.bind((\"127.0.0.1\", 18999)); s.listen(64)\n"
-      "held = []\n" +
-      hold + "print(\"up\", flush=True); time.sleep(10)' > listener.out 2>&1 & " + kWaitForListener;
+      "held = []\n"
+      "for source in sys.argv[1:] * 10:\n"
+      "    c = socket.socket(); c.bind((source, 0)); c.connect((\"127.0.0.1\", 18999))\n"
+      "    held.append(c)\n"
+      "print(\"up\", flush=True); time.sleep(10)' " +
+      held_from + " > listener.out 2>&1 & " + kWaitForListener;
   char dir_template[] = "/tmp/rateperf-ports.XXXXXX";
   REQUIRE(::mkdtemp(dir_template) != nullptr);
   const std::string dir = dir_template;
