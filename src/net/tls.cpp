@@ -251,8 +251,19 @@ SSL* TlsContext::open(BIO* bio) {
   return ssl;
 }
 
+bool TlsContext::reopen(SSL* ssl) {
+  if (SSL_clear(ssl) != 1) return false;
+  SSL_set_connect_state(ssl);
+  const std::string& name = settings_.server_name;
+  if (!name.empty() && !is_address(name)) SSL_set_tlsext_host_name(ssl, name.c_str());
+  // SSL_clear keeps the last connection's session: set the one to offer, or none.
+  SSL_set_session(ssl, settings_.reuse_sessions ? session_ : nullptr);
+  return true;
+}
+
 TlsTransport::~TlsTransport() {
   close();
+  if (spare_ != nullptr) SSL_free(spare_);
 }
 
 IoResult TlsTransport::connect(const Endpoint& to) {
@@ -263,13 +274,20 @@ IoResult TlsTransport::connect(const Endpoint& to) {
   socket_ = HeldSocket{};
   socket_.fd = tcp_.fd();
   accepted_ = 0;
-  BIO_METHOD* const method = held_method();
-  BIO* bio = method != nullptr ? BIO_new(method) : nullptr;
-  if (bio != nullptr) {
-    BIO_set_data(bio, &socket_);
-    BIO_set_init(bio, 1);
+  if (spare_ != nullptr && context_.reopen(spare_)) {
+    ssl_ = spare_;
+    spare_ = nullptr;
+  } else {
+    if (spare_ != nullptr) SSL_free(spare_);
+    spare_ = nullptr;
+    BIO_METHOD* const method = held_method();
+    BIO* bio = method != nullptr ? BIO_new(method) : nullptr;
+    if (bio != nullptr) {
+      BIO_set_data(bio, &socket_);
+      BIO_set_init(bio, 1);
+    }
+    ssl_ = context_.open(bio);
   }
-  ssl_ = context_.open(bio);
   if (ssl_ == nullptr) return failed_with(kTlsHandshakeFailed);
   offered_ = SSL_get1_session(ssl_);  // the context's own (or none): nothing new
   // The handshake starts now: on loopback the TCP handshake is often over already, and a server
@@ -475,7 +493,8 @@ void TlsTransport::close() {
     // No close_notify written (a benchmark's close is the TCP one), yet the session stays
     // resumable: marked as shut down both ways.
     SSL_set_shutdown(ssl_, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
-    SSL_free(ssl_);
+    if (spare_ != nullptr) SSL_free(spare_);
+    spare_ = ssl_;
     ssl_ = nullptr;
   }
   SSL_SESSION_free(offered_);

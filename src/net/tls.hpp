@@ -50,6 +50,7 @@ class TlsContext {
   // A new SSL on `bio` (taking it, freed with the SSL, or here when there is none), client
   // side, with SNI and the session to resume; nullptr when OpenSSL could not make one.
   SSL* open(BIO* bio);
+  bool reopen(SSL* ssl);
   // The session `ssl` holds now, kept as the one to resume when it is resumable (a TLS 1.3
   // session once its ticket has come, a TLS 1.2 one at the end of its handshake).
   void keep(SSL_SESSION* session);
@@ -145,6 +146,7 @@ class TlsTransport final : public Transport {
   std::size_t accepted_ = 0;
   TlsContext& context_;
   SSL* ssl_ = nullptr;
+  SSL* spare_ = nullptr;
   bool done_ = false;
   bool hello_sent_ = false;
   TimePoint hello_at_{};
