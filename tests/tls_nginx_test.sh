@@ -235,7 +235,7 @@ log_wait() {
 # error; CONNECTIONS connections ("-": any), as many as nginx accepted and logged; TLS used,
 # full + resumed handshakes = connections, the connections nginx logged resumed = rateperf's
 # resumed; RESUMED "most": at most 10 full (those opened before the first ticket came), "some":
-# resumed > 0, "none": resumed 0; TLSv1.3 at both ends, with the same
+# resumed > 0, "none": resumed 0; TLSv1.3 (tls_protocol's when set) at both ends, with the same
 # cipher; the SNI name nginx saw, --tls-server-name's or none ("-").
 run_ok() {
   local name=$1 conns=$2 want=$3 resume=$4 sni=- arg prev='' fields
@@ -279,7 +279,7 @@ run_ok() {
     none) check "($name) /tls/handshakes_resumed" "$resumed" 0
           check "($name) /tls/handshakes_full = /totals/connections" "$full" "$opened" ;;
   esac
-  check "($name) rateperf /tls/protocol" "$protocol" TLSv1.3
+  check "($name) rateperf /tls/protocol" "$protocol" "${tls_protocol:-TLSv1.3}"
   check "($name) nginx's protocol/cipher = rateperf's" "$log_protocols" "$protocol/$cipher"
   check "($name) the SNI name nginx saw" "$log_snis" "$sni"
 }
@@ -321,6 +321,16 @@ run_ok suites 20 20 some "${https[@]}" --uri /ok.txt --num-conns 20 --rate 100 -
   --tls-ciphersuites TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256
 check "(suites) --tls-ciphersuites' first suite" "$(result_get "$json" '{/tls/cipher}')" \
   TLS_CHACHA20_POLY1305_SHA256
+# TLS 1.2's default list is OpenSSL's set in the browsers' order, ECDHE's AES-128-GCM first
+# (OpenSSL's own order would make nginx pick AES-256-GCM-SHA384); --ssl-ciphers makes it another.
+tls_protocol=TLSv1.2 run_ok tls12 20 20 some "${https[@]}" --uri /ok.txt --num-conns 20 --rate 100 --timeout 5 \
+  --ssl-protocol TLSv1.2
+check "(tls12) the default cipher order's cipher" "$(result_get "$json" '{/tls/cipher}')" \
+  ECDHE-ECDSA-AES128-GCM-SHA256
+tls_protocol=TLSv1.2 run_ok tls12-ciphers 20 20 some "${https[@]}" --uri /ok.txt --num-conns 20 --rate 100 \
+  --timeout 5 --ssl-protocol TLSv1.2 --ssl-ciphers ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256
+check "(tls12-ciphers) --ssl-ciphers' first cipher" "$(result_get "$json" '{/tls/cipher}')" \
+  ECDHE-ECDSA-AES256-GCM-SHA384
 
 # A plain HTTP run reports no TLS.
 rp plain --server 127.0.0.1 --port "$plain" --uri /ok.txt --num-conns 5 --rate 50 --timeout 5

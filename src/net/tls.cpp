@@ -50,7 +50,8 @@ SSL_CTX* make_context(const TlsSettings& settings) {
   if (settings.max_version != 0 && SSL_CTX_set_max_proto_version(ctx, settings.max_version) != 1) {
     refuse("--ssl-protocol: " + openssl_reason());
   }
-  if (!settings.ciphers.empty() && SSL_CTX_set_cipher_list(ctx, settings.ciphers.c_str()) != 1) {
+  if (SSL_CTX_set_cipher_list(
+          ctx, settings.ciphers.empty() ? kDefaultCiphers : settings.ciphers.c_str()) != 1) {
     refuse("--ssl-ciphers: no cipher of '" + settings.ciphers + "' is known: " + openssl_reason());
   }
   // No list given: the browsers' order (and h2load's and curl's), AES-128-GCM first. OpenSSL's

@@ -685,7 +685,7 @@ const std::array kOptions = {
       if (c.ssl_protocol != "auto") add(l, "--ssl-protocol=" + c.ssl_protocol); },
     .json = [](const Config& c, json& j) { j["ssl_protocol"] = c.ssl_protocol; }},
   OptionSpec{.name = "ssl-ciphers", .group = Group::tls, .kind = ValueKind::text,
-    .value_name = "LIST", .help = "TLS 1.2 cipher list, OpenSSL's syntax (default OpenSSL's)",
+    .value_name = "LIST", .help = "TLS 1.2 cipher list, OpenSSL's syntax (default: OpenSSL's DEFAULT set, ECDHE's AES-128-GCM first, the browsers' order)",
     .apply = [](Config& c, std::string_view v) {
       if (v.empty()) fail("--ssl-ciphers", "the cipher list is empty");
       c.ssl_ciphers = std::string(v); },
