@@ -46,6 +46,22 @@ ratio() {
   if [[ -z $a || -z $b ]]; then echo "n/a"; return; fi
   awk -v a="$a" -v b="$b" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f\n", a / b }'
 }
+# paired NAME NAME: the median of the repetitions' own ratios (the first's value of repetition i
+# over the second's of repetition i), "n/a" without one: for figures measured in the same spell
+# of the machine each repetition and apart between repetitions, where the ratio of the two
+# medians would pair one spell's figure with another's.
+paired() {
+  local a=$out/values/$1 b=$out/values/$2
+  [[ -s $a && -s $b ]] || { echo "n/a"; return; }
+  paste "$a" "$b" | awk '$1 != "?" && $2 != "?" && $2 != 0 { print $1 / $2 }' | sort -g | awk '
+    { v[NR] = $1 }
+    END {
+      if (NR == 0) { print "n/a"; exit }
+      m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+      if (NR == 1) printf "%.2f\n", m
+      else printf "%.2f (%.2f..%.2f)\n", m, v[1], v[NR]
+    }'
+}
 
 # row FIGURE RATEPERF BASELINE HTTPERF WRK RATEPERF/BASELINE RATEPERF/HTTPERF RATEPERF/WRK TARGET:
 # one row of the table; the baseline's two columns only with --baseline.

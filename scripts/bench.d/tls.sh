@@ -1,13 +1,19 @@
-# scripts/bench (k): TLS (issue 17). In a new network namespace with two TLS nginx of its own
-# (both on CPU 1, the clients on CPU 0; ECDSA P-256 certificate): one that resumes sessions
-# (tickets, nginx's default) and one that resumes none (no session cache, no tickets), so that
-# every handshake on it is a full one. For each kind of handshake, full and resumed:
+# scripts/bench (k): TLS (issue 17). In a new network namespace with three TLS nginx of its own
+# (all on CPU 1, the clients on CPU 0): one that resumes sessions (tickets, nginx's default) and
+# one that resumes none (no session cache, no tickets), so that every handshake on it is a full
+# one, both with an ECDSA P-256 certificate; and a third that resumes none with an RSA-2048
+# certificate. On the first two the clients' core caps every client (h2load's closed loop uses
+# all of it, nginx some 60 to 80 % of its own); on the RSA one the server's signature (some
+# 0.65 ms a handshake here) makes nginx the bottleneck, so that its H is the server's ceiling
+# and the open loop is asked to keep the server's pace. For each kind of handshake, full,
+# resumed and rsa (full):
 #   h2load --h1 -c 50, one request per connection (Connection: close; h2load opens the next
 #       connection as one closes, and resumes its client's last session where the server lets
 #       it): its rate of new connections, closed loop, is the ceiling H of that kind, and its
-#       CPU per connection is printed next to the clients';
+#       CPU per connection is printed next to the clients', and its share of its core at H on a
+#       row of its own (near 100 %: the client capped H);
 #   the highest rate of new connections each of rateperf --ssl and httperf --ssl holds, both
-#       with --ssl-no-reuse on the full kind: tried at tls_steps x H from the lowest up, the
+#       with --ssl-no-reuse on the full and rsa kinds: tried at tls_steps x H from the lowest up, the
 #       tools taking turns at each step, a tool leaving the search at its first miss; then
 #       tls_bisect halvings between its last held and first missed rate. Held, the same rule
 #       for both: every connection got its reply, no error, and an achieved connection rate of
@@ -34,12 +40,24 @@ tls_pairs=3
 tls_pair_share=0.95
 tls_where="-"
 
-# tls_certs DIR: a P-256 key and a self-signed certificate for bench.test in DIR.
+# tls_certs DIR [rsa]: a P-256 key (an RSA-2048 one with rsa) and a self-signed certificate for
+# bench.test in DIR.
 tls_certs() {
+  local -a key=(-newkey ec -pkeyopt ec_paramgen_curve:P-256)
+  [[ ${2:-} == rsa ]] && key=(-newkey rsa:2048)
   mkdir -p "$1"
   [[ -s $1/cert.pem ]] && return 0
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+  openssl req -x509 "${key[@]}" -nodes -days 2 \
     -subj /CN=bench.test -keyout "$1/key.pem" -out "$1/cert.pem" >/dev/null 2>&1
+}
+
+# tls_kind KIND: the rows' name of KIND.
+tls_kind() {
+  case $1 in
+    full) echo "full handshakes" ;;
+    resumed) echo "resumed handshakes" ;;
+    rsa) echo "full handshakes, RSA-2048 certificate" ;;
+  esac
 }
 
 # tls_port KIND: the next port of the nginx for KIND (full: the one that resumes nothing).
@@ -50,7 +68,7 @@ tls_conns() { awk -v r="$1" -v s="$tls_s" 'BEGIN { printf "%d", r * s }'; }
 
 # tls_run TOOL KIND RATE BASE: TOOL (rateperf, baseline or httperf) makes RATE new TLS
 # connections a second for tls_s seconds, one request each, to the nginx of KIND; on the full
-# kind with --ssl-no-reuse (nothing to resume anyway; the client does not try); its figures in
+# and rsa kinds with --ssl-no-reuse (nothing to resume anyway; the client does not try); its figures in
 # BASE.json. RATE "closed": rateperf's closed loop on 50 (--concurrency 50), h2load's
 # tls_h2load_n connections.
 tls_run() {
@@ -70,7 +88,7 @@ tls_run() {
     cmd=("$bin" -q --ssl --server 127.0.0.1 --port "$port" --uri /ok.txt "${pace[@]}"
          --num-conns "$conns" --timeout 5 --json "$base.json")
   fi
-  [[ $kind == full ]] && cmd+=(--ssl-no-reuse)
+  [[ $kind == resumed ]] || cmd+=(--ssl-no-reuse)
   timeout -k 2 $((tls_s + 30)) ${in_netns[@]+"${in_netns[@]}"} taskset -c 0 "${cmd[@]}" \
     >"$base.txt" 2>"$base.err" || log "$tool exited with status $? ($base.txt)"
   [[ $tool != httperf ]] || result_from_text httperf "$base.txt" "$base.json"
@@ -85,9 +103,9 @@ tls_held() {
 
 # tls_h2load KIND REP [norecord]: h2load's closed loop of one-request connections on 50 at a
 # time to the nginx of KIND; sets tls_h (its connections a second, empty if none) and, unless
-# told not to, records it with its CPU per connection.
+# told not to, records it with its CPU per connection and its share of its core.
 tls_h2load() {
-  local kind=$1 base=$out/k-h2load-$1-r$2 cpu TIMEFORMAT='%U %S'
+  local kind=$1 base=$out/k-h2load-$1-r$2 cpu share TIMEFORMAT='%U %S %R'
   tls_port "$kind"
   { time timeout -k 2 60 ${in_netns[@]+"${in_netns[@]}"} taskset -c 0 h2load --h1 \
       -n "$tls_h2load_n" -c 50 -t 1 -H 'Connection: close' "https://127.0.0.1:$port/ok.txt" \
@@ -99,10 +117,12 @@ tls_h2load() {
     log "(k) h2load did not finish its $tls_h2load_n requests ($base.txt)"
     tls_h=''
   fi
-  cpu=$(awk -v n="$tls_h2load_n" 'NF == 2 { printf "%.1f", ($1 + $2) / n * 1e6 }' "$base.time")
+  cpu=$(awk -v n="$tls_h2load_n" 'NF == 3 { printf "%.1f", ($1 + $2) / n * 1e6 }' "$base.time")
+  share=$(awk 'NF == 3 && $3 > 0 { printf "%.0f", ($1 + $2) / $3 * 100 }' "$base.time")
   if [[ ${3:-} != norecord ]]; then
     record "k_h2load_$kind" "${tls_h:-?}"
     record "k_h2cpu_$kind" "${cpu:-?}"
+    record "k_h2share_$kind" "${share:-?}"
   fi
   sleep 0.5
 }
@@ -187,7 +207,7 @@ tls_pair() {
 }
 
 measure_k() {
-  local rep=$1 kind rate base ns_pid='' tls_h h w tool noresume
+  local rep=$1 kind rate base ns_pid='' tls_h h w tool noresume certs
   local port0 port
   local -a in_netns=() nginx_pids=()
   local -A tls_port0=()
@@ -198,14 +218,17 @@ measure_k() {
     tls_where="this network namespace (not root)"
   fi
   tls_certs "$work/k-certs" || { log "(k) openssl could not make a certificate"; return 0; }
-  for kind in resumed full; do
-    noresume=0
-    [[ $kind == full ]] && noresume=1
-    nginx_tls=$work/k-certs nginx_tls_noresume=$noresume start_nginx "$work/nginx-k-$kind"
+  tls_certs "$work/k-certs-rsa" rsa ||
+    { log "(k) openssl could not make an RSA certificate"; return 0; }
+  for kind in resumed full rsa; do
+    noresume=1 certs=$work/k-certs
+    [[ $kind == resumed ]] && noresume=0
+    [[ $kind == rsa ]] && certs=$work/k-certs-rsa
+    nginx_tls=$certs nginx_tls_noresume=$noresume start_nginx "$work/nginx-k-$kind"
     nginx_pids+=("$server_pid")
     tls_port0[$kind]=$port0
   done
-  for kind in full resumed; do
+  for kind in full resumed rsa; do
     tls_h2load "$kind" "$rep"
     if [[ -z $tls_h ]]; then
       log "(k) no $kind rate from h2load: nothing to search from"
@@ -260,27 +283,33 @@ rows_k() {
     row "(k) TLS" "not measured" "not measured" "not measured" "not measured" "" "" "" ""
     return 0
   fi
-  for kind in full resumed; do
-    row "(k) TLS: new connections/s held, $kind handshakes (${tls_s}-s runs, one request each, $tls_where; wrk column: h2load's closed loop on 50) [conn/s]" \
+  # The ratios are the repetitions' own (median and spread): each repetition's H and searches
+  # meet one spell of the machine, the next repetition's another.
+  for kind in full resumed rsa; do
+    row "(k) TLS: new connections/s held, $(tls_kind "$kind") (${tls_s}-s runs, one request each, $tls_where; wrk column: h2load's closed loop on 50; ratios: each repetition's own) [conn/s]" \
       "$(median "k_${kind}_rateperf" 0)" "$(median "k_${kind}_baseline" 0)" \
       "$(median "k_${kind}_httperf" 0)" "$(median "k_h2load_$kind" 0)" \
-      "$(ratio "k_${kind}_rateperf" "k_${kind}_baseline")" \
-      "$(ratio "k_${kind}_rateperf" "k_${kind}_httperf")" \
-      "$(ratio "k_${kind}_rateperf" "k_h2load_$kind")" ">= httperf and >= 0.95 h2load"
+      "$(paired "k_${kind}_rateperf" "k_${kind}_baseline")" \
+      "$(paired "k_${kind}_rateperf" "k_${kind}_httperf")" \
+      "$(paired "k_${kind}_rateperf" "k_h2load_$kind")" ">= httperf and >= 0.95 h2load"
   done
-  for kind in full resumed; do
-    row "(k) TLS: rateperf's lag p99 at its held rate, $kind handshakes [ms]" \
+  for kind in full resumed rsa; do
+    row "(k) TLS: rateperf's lag p99 at its held rate, $(tls_kind "$kind") [ms]" \
       "$(median "k_lag_${kind}_rateperf" 3)" "$(median "k_lag_${kind}_baseline" 3)" "-" "-" \
       "$(ratio "k_lag_${kind}_rateperf" "k_lag_${kind}_baseline")" "-" "-" ""
   done
-  for kind in full resumed; do
-    row "(k) TLS: rateperf at $tls_pair_share x the rate h2load made right before it, $kind handshakes ($tls_pairs pairs a repetition, h2load again after each): pairs held ; rateperf's achieved rate / the mean of the two h2load rates around it" \
+  for kind in full resumed rsa; do
+    row "(k) TLS: rateperf at $tls_pair_share x the rate h2load made right before it, $(tls_kind "$kind") ($tls_pairs pairs a repetition, h2load again after each): pairs held ; rateperf's achieved rate / the mean of the two h2load rates around it" \
       "$(tally "k_pair_held_$kind") ; $(median "k_pair_ratio_$kind" 2)" "-" "-" "-" "" "-" "-" \
       ">= 0.95 h2load"
   done
-  for kind in full resumed; do
-    row "(k) TLS: the clients' ceilings in one spell, $kind handshakes: rateperf --concurrency 50, $tls_h2load_n connections, between two h2load runs ($tls_pairs a repetition): its rate / the mean of the two h2load rates around it" \
+  for kind in full resumed rsa; do
+    row "(k) TLS: the clients' ceilings in one spell, $(tls_kind "$kind"): rateperf --concurrency 50, $tls_h2load_n connections, between two h2load runs ($tls_pairs a repetition): its rate / the mean of the two h2load rates around it" \
       "$(median "k_closed_ratio_$kind" 2)" "-" "-" "-" "" "-" "-" ">= 0.95 h2load"
+  done
+  for kind in full resumed rsa; do
+    row "(k) TLS: h2load's share of its core at its ceiling H, $(tls_kind "$kind") (near 100 %: the client, not nginx, capped H) [%]" \
+      "-" "-" "-" "$(median "k_h2share_$kind" 0)" "" "-" "-" ""
   done
   row "(k) TLS: CPU per full handshake at $tls_cpu_share x h2load's full rate (wrk column: h2load's, at its ceiling) [us]" \
     "$(median k_cpu_rateperf 1)" "$(median k_cpu_baseline 1)" "$(median k_cpu_httperf 1)" \
