@@ -323,12 +323,12 @@ check "(suites) --tls-ciphersuites' first suite" "$(result_get "$json" '{/tls/ci
   TLS_CHACHA20_POLY1305_SHA256
 # TLS 1.2's default list is OpenSSL's set in the browsers' order, ECDHE's AES-128-GCM first
 # (OpenSSL's own order would make nginx pick AES-256-GCM-SHA384); --ssl-ciphers makes it another.
-tls_protocol=TLSv1.2 run_ok tls12 20 20 some "${https[@]}" --uri /ok.txt --num-conns 20 --rate 100 --timeout 5 \
-  --ssl-protocol TLSv1.2
+tls12=("${https[@]}" --uri /ok.txt --num-conns 20 --rate 100 --timeout 5 --ssl-protocol TLSv1.2)
+tls_protocol=TLSv1.2 run_ok tls12 20 20 some "${tls12[@]}"
 check "(tls12) the default cipher order's cipher" "$(result_get "$json" '{/tls/cipher}')" \
   ECDHE-ECDSA-AES128-GCM-SHA256
-tls_protocol=TLSv1.2 run_ok tls12-ciphers 20 20 some "${https[@]}" --uri /ok.txt --num-conns 20 --rate 100 \
-  --timeout 5 --ssl-protocol TLSv1.2 --ssl-ciphers ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256
+tls_protocol=TLSv1.2 run_ok tls12-ciphers 20 20 some "${tls12[@]}" \
+  --ssl-ciphers ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256
 check "(tls12-ciphers) --ssl-ciphers' first cipher" "$(result_get "$json" '{/tls/cipher}')" \
   ECDHE-ECDSA-AES256-GCM-SHA384
 

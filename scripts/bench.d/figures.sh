@@ -6,11 +6,9 @@
 # record NAME VALUE: one repetition's value ("?" when the run had none; it is left out).
 record() { echo "$2" >>"$out/values/$1"; }
 
-# median NAME [DIGITS]: "median (min..max)" of the recorded values, or "n/a".
-median() {
-  local file=$out/values/$1
-  [[ -s $file ]] || { echo "n/a"; return; }
-  grep -v '^?$' "$file" | sort -g | awk -v digits="${2:-1}" '
+# spread DIGITS: "median (min..max)" of the numbers on standard input, or "n/a" without any.
+spread() {
+  sort -g | awk -v digits="$1" '
     { v[NR] = $1 }
     END {
       if (NR == 0) { print "n/a"; exit }
@@ -19,6 +17,12 @@ median() {
       if (NR == 1) printf f "\n", m
       else printf f " (" f ".." f ")\n", m, v[1], v[NR]
     }'
+}
+# median NAME [DIGITS]: "median (min..max)" of the recorded values, or "n/a".
+median() {
+  local file=$out/values/$1
+  [[ -s $file ]] || { echo "n/a"; return; }
+  grep -v '^?$' "$file" | spread "${2:-1}"
 }
 # value NAME: the bare median, for ratios.
 value() {
@@ -53,14 +57,7 @@ ratio() {
 paired() {
   local a=$out/values/$1 b=$out/values/$2
   [[ -s $a && -s $b ]] || { echo "n/a"; return; }
-  paste "$a" "$b" | awk '$1 != "?" && $2 != "?" && $2 != 0 { print $1 / $2 }' | sort -g | awk '
-    { v[NR] = $1 }
-    END {
-      if (NR == 0) { print "n/a"; exit }
-      m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-      if (NR == 1) printf "%.2f\n", m
-      else printf "%.2f (%.2f..%.2f)\n", m, v[1], v[NR]
-    }'
+  paste "$a" "$b" | awk '$1 != "?" && $2 != "?" && $2 != 0 { print $1 / $2 }' | spread 2
 }
 
 # row FIGURE RATEPERF BASELINE HTTPERF WRK RATEPERF/BASELINE RATEPERF/HTTPERF RATEPERF/WRK TARGET:

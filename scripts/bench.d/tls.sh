@@ -13,8 +13,8 @@
 #       CPU per connection is printed next to the clients', and its share of its core at H on a
 #       row of its own (near 100 %: the client capped H);
 #   the highest rate of new connections each of rateperf --ssl and httperf --ssl holds, both
-#       with --ssl-no-reuse on the full and rsa kinds: tried at tls_steps x H from the lowest up, the
-#       tools taking turns at each step, a tool leaving the search at its first miss; then
+#       with --ssl-no-reuse on the full and rsa kinds: tried at tls_steps x H from the lowest
+#       up, the tools taking turns at each step, a tool leaving the search at its first miss; then
 #       tls_bisect halvings between its last held and first missed rate. Held, the same rule
 #       for both: every connection got its reply, no error, and an achieved connection rate of
 #       at least 97 % of the offered one. rateperf's lag p99 at its held rate is printed on its
@@ -39,6 +39,7 @@ tls_h2load_n=6000
 tls_pairs=3
 tls_pair_share=0.95
 tls_where="-"
+tls_kinds="full resumed rsa"  # the kinds of handshake, in the order measured and shown
 
 # tls_certs DIR [rsa]: a P-256 key (an RSA-2048 one with rsa) and a self-signed certificate for
 # bench.test in DIR.
@@ -68,8 +69,8 @@ tls_conns() { awk -v r="$1" -v s="$tls_s" 'BEGIN { printf "%d", r * s }'; }
 
 # tls_run TOOL KIND RATE BASE: TOOL (rateperf, baseline or httperf) makes RATE new TLS
 # connections a second for tls_s seconds, one request each, to the nginx of KIND; on the full
-# and rsa kinds with --ssl-no-reuse (nothing to resume anyway; the client does not try); its figures in
-# BASE.json. RATE "closed": rateperf's closed loop on 50 (--concurrency 50), h2load's
+# and rsa kinds with --ssl-no-reuse (nothing to resume anyway; the client does not try); its
+# figures in BASE.json. RATE "closed": rateperf's closed loop on 50 (--concurrency 50), h2load's
 # tls_h2load_n connections.
 tls_run() {
   local tool=$1 kind=$2 rate=$3 base=$4 conns bin=$rateperf
@@ -220,7 +221,7 @@ measure_k() {
   tls_certs "$work/k-certs" || { log "(k) openssl could not make a certificate"; return 0; }
   tls_certs "$work/k-certs-rsa" rsa ||
     { log "(k) openssl could not make an RSA certificate"; return 0; }
-  for kind in resumed full rsa; do
+  for kind in $tls_kinds; do
     noresume=1 certs=$work/k-certs
     [[ $kind == resumed ]] && noresume=0
     [[ $kind == rsa ]] && certs=$work/k-certs-rsa
@@ -228,7 +229,7 @@ measure_k() {
     nginx_pids+=("$server_pid")
     tls_port0[$kind]=$port0
   done
-  for kind in full resumed rsa; do
+  for kind in $tls_kinds; do
     tls_h2load "$kind" "$rep"
     if [[ -z $tls_h ]]; then
       log "(k) no $kind rate from h2load: nothing to search from"
@@ -285,7 +286,7 @@ rows_k() {
   fi
   # The ratios are the repetitions' own (median and spread): each repetition's H and searches
   # meet one spell of the machine, the next repetition's another.
-  for kind in full resumed rsa; do
+  for kind in $tls_kinds; do
     row "(k) TLS: new connections/s held, $(tls_kind "$kind") (${tls_s}-s runs, one request each, $tls_where; wrk column: h2load's closed loop on 50; ratios: each repetition's own) [conn/s]" \
       "$(median "k_${kind}_rateperf" 0)" "$(median "k_${kind}_baseline" 0)" \
       "$(median "k_${kind}_httperf" 0)" "$(median "k_h2load_$kind" 0)" \
@@ -293,21 +294,21 @@ rows_k() {
       "$(paired "k_${kind}_rateperf" "k_${kind}_httperf")" \
       "$(paired "k_${kind}_rateperf" "k_h2load_$kind")" ">= httperf and >= 0.95 h2load"
   done
-  for kind in full resumed rsa; do
+  for kind in $tls_kinds; do
     row "(k) TLS: rateperf's lag p99 at its held rate, $(tls_kind "$kind") [ms]" \
       "$(median "k_lag_${kind}_rateperf" 3)" "$(median "k_lag_${kind}_baseline" 3)" "-" "-" \
       "$(ratio "k_lag_${kind}_rateperf" "k_lag_${kind}_baseline")" "-" "-" ""
   done
-  for kind in full resumed rsa; do
+  for kind in $tls_kinds; do
     row "(k) TLS: rateperf at $tls_pair_share x the rate h2load made right before it, $(tls_kind "$kind") ($tls_pairs pairs a repetition, h2load again after each): pairs held ; rateperf's achieved rate / the mean of the two h2load rates around it" \
       "$(tally "k_pair_held_$kind") ; $(median "k_pair_ratio_$kind" 2)" "-" "-" "-" "" "-" "-" \
       ">= 0.95 h2load"
   done
-  for kind in full resumed rsa; do
+  for kind in $tls_kinds; do
     row "(k) TLS: the clients' ceilings in one spell, $(tls_kind "$kind"): rateperf --concurrency 50, $tls_h2load_n connections, between two h2load runs ($tls_pairs a repetition): its rate / the mean of the two h2load rates around it" \
       "$(median "k_closed_ratio_$kind" 2)" "-" "-" "-" "" "-" "-" ">= 0.95 h2load"
   done
-  for kind in full resumed rsa; do
+  for kind in $tls_kinds; do
     row "(k) TLS: h2load's share of its core at its ceiling H, $(tls_kind "$kind") (near 100 %: the client, not nginx, capped H) [%]" \
       "-" "-" "-" "$(median "k_h2share_$kind" 0)" "" "-" "-" ""
   done

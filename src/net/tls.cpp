@@ -215,7 +215,10 @@ std::string check_tls_settings(const TlsSettings& settings) {
 }
 
 TlsContext::TlsContext(const TlsSettings& settings)
-    : settings_(settings), ctx_(make_context(settings)) {
+    : settings_(settings),
+      sni_(settings.server_name.empty() || is_address(settings.server_name) ? ""
+                                                                            : settings.server_name),
+      ctx_(make_context(settings)) {
   // The client keeps its session itself (the newest one; see the class).
   SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_OFF);
   if (!settings_.reuse_sessions) SSL_CTX_set_options(ctx_, SSL_OP_NO_TICKET);
@@ -244,27 +247,28 @@ SSL* TlsContext::open(BIO* bio) {
     return nullptr;
   }
   SSL_set_bio(ssl, bio, bio);  // one reference, for reading and writing
-  SSL_set_connect_state(ssl);
   const std::string& name = settings_.server_name;
-  if (!name.empty() && !is_address(name)) SSL_set_tlsext_host_name(ssl, name.c_str());
   if (settings_.verify && !name.empty()) SSL_set1_host(ssl, name.c_str());
-  if (settings_.reuse_sessions && session_ != nullptr) SSL_set_session(ssl, session_);
+  prepare(ssl);
   return ssl;
 }
 
 bool TlsContext::reopen(SSL* ssl) {
   if (SSL_clear(ssl) != 1) return false;
-  SSL_set_connect_state(ssl);
-  const std::string& name = settings_.server_name;
-  if (!name.empty() && !is_address(name)) SSL_set_tlsext_host_name(ssl, name.c_str());
-  // SSL_clear keeps the last connection's session: set the one to offer, or none.
-  SSL_set_session(ssl, settings_.reuse_sessions ? session_ : nullptr);
+  prepare(ssl);
   return true;
+}
+
+void TlsContext::prepare(SSL* ssl) const {
+  SSL_set_connect_state(ssl);
+  if (!sni_.empty()) SSL_set_tlsext_host_name(ssl, sni_.c_str());
+  // The session to offer, or none (SSL_clear keeps the last connection's).
+  SSL_set_session(ssl, settings_.reuse_sessions ? session_ : nullptr);
 }
 
 TlsTransport::~TlsTransport() {
   close();
-  if (spare_ != nullptr) SSL_free(spare_);
+  SSL_free(spare_);
 }
 
 IoResult TlsTransport::connect(const Endpoint& to) {
@@ -279,7 +283,7 @@ IoResult TlsTransport::connect(const Endpoint& to) {
     ssl_ = spare_;
     spare_ = nullptr;
   } else {
-    if (spare_ != nullptr) SSL_free(spare_);
+    SSL_free(spare_);
     spare_ = nullptr;
     BIO_METHOD* const method = held_method();
     BIO* bio = method != nullptr ? BIO_new(method) : nullptr;
@@ -494,7 +498,7 @@ void TlsTransport::close() {
     // No close_notify written (a benchmark's close is the TCP one), yet the session stays
     // resumable: marked as shut down both ways.
     SSL_set_shutdown(ssl_, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
-    if (spare_ != nullptr) SSL_free(spare_);
+    SSL_free(spare_);
     spare_ = ssl_;
     ssl_ = nullptr;
   }

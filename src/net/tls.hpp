@@ -67,7 +67,11 @@ class TlsContext {
   const TlsSettings& settings() const { return settings_; }
 
  private:
+  // Client side, SNI, the session to offer: what open() and reopen() both set.
+  void prepare(SSL* ssl) const;
+
   TlsSettings settings_;
+  std::string sni_;  // the name sent as SNI: server_name, unless empty or an address literal
   SSL_CTX* ctx_ = nullptr;
   SSL_SESSION* session_ = nullptr;  // the latest session received, owned
 };
